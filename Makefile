@@ -1,0 +1,41 @@
+# One Makefile: `make run` opens the product on a demo home, `make test` passes the tests.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+DEMO_HOME ?= $(CURDIR)/.demo-home
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run demo test test-keyring lint bench package clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## Seed a demo home (once) and open the product on it.
+run: setup
+	@test -f $(DEMO_HOME)/tapemind.db || $(BIN)/tapemind --home $(DEMO_HOME) demo
+	$(BIN)/tapemind --home $(DEMO_HOME) agent list
+	$(BIN)/tapemind --home $(DEMO_HOME) memory list --agent claude-code --limit 10
+	$(BIN)/tapemind --home $(DEMO_HOME) memory list --agent deepchat --limit 10
+
+## Run every test (Qt offscreen); the real-keyring tests run in CI under dbus.
+test: setup
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real"
+
+test-keyring: setup
+	bash tests/run_keyring_real.sh
+
+lint: setup
+	$(BIN)/ruff check app ui tests bench
+	$(BIN)/ruff format --check app ui tests bench
+	$(BIN)/lint-imports
+
+bench: setup
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) $(DEMO_HOME) build dist

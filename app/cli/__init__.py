@@ -1,0 +1,1 @@
+"""The `tapemind` command line: every engine verb, `--json` for scripts."""

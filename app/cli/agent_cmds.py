@@ -1,0 +1,142 @@
+"""`tapemind agent …`: add, list, show and remove agents."""
+
+from __future__ import annotations
+
+import click
+
+from ..models import AgentSettings
+from .base import State, json_option, pass_state
+from .output import emit_json, fields, short_time, table
+
+
+@click.group()
+def agent() -> None:
+    """Agents: identities with their own tape, memories and settings."""
+
+
+@agent.command("add")
+@click.argument("name")
+@click.option(
+    "--half-life",
+    "half_life",
+    type=float,
+    default=None,
+    help="Days for a memory's strength to halve (default 30).",
+)
+@click.option("--budget", type=int, default=None, help="Recall token budget (default 800).")
+@click.option(
+    "--mode",
+    "permission_mode",
+    type=click.Choice(["ask", "auto", "review"]),
+    default=None,
+    help="How secret requests are decided (default ask).",
+)
+@json_option
+@pass_state
+def add(
+    state: State,
+    name: str,
+    half_life: float | None,
+    budget: int | None,
+    permission_mode: str | None,
+) -> None:
+    """Add an agent named NAME."""
+    base = AgentSettings()
+    settings = AgentSettings(
+        half_life_days=half_life if half_life is not None else base.half_life_days,
+        recall_budget=budget if budget is not None else base.recall_budget,
+        permission_mode=permission_mode or base.permission_mode,
+    )
+    created = state.engine().add_agent(name, settings)
+    if state.as_json:
+        emit_json(created)
+    else:
+        click.echo(f"Added agent {created.name} (id {created.id}).")
+
+
+@agent.command("list")
+@json_option
+@pass_state
+def list_(state: State) -> None:
+    """List the agents of this home."""
+    engine = state.engine()
+    agents = engine.agents()
+    if state.as_json:
+        emit_json(agents)
+        return
+    rows = []
+    for a in agents:
+        stats = engine.agent_stats(a.name)
+        rows.append(
+            [
+                a.name,
+                stats["tape_entries"],
+                stats["memories"].get("active", 0),
+                a.settings.permission_mode,
+                short_time(a.created_at),
+            ]
+        )
+    table(["AGENT", "TAPE", "MEMORIES", "MODE", "CREATED"], rows)
+
+
+@agent.command("show")
+@click.argument("name")
+@json_option
+@pass_state
+def show(state: State, name: str) -> None:
+    """Show an agent's settings and counts."""
+    engine = state.engine()
+    a = engine.agent(name)
+    stats = engine.agent_stats(name)
+    if state.as_json:
+        emit_json({"agent": a, "stats": stats})
+        return
+    s = a.settings
+    by_status = ", ".join(f"{k} {v}" for k, v in sorted(stats["memories"].items())) or "none"
+    fields(
+        [
+            ("Agent", a.name),
+            ("Id", a.id),
+            ("Created", short_time(a.created_at)),
+            ("Tape entries", stats["tape_entries"]),
+            ("Threads", stats["threads"]),
+            ("Memories", by_status),
+            ("Half-life", f"{s.half_life_days:g} days"),
+            ("Recall budget", f"{s.recall_budget} tokens"),
+            ("Secret mode", s.permission_mode),
+            ("Embedder", s.embedder or "home default"),
+            ("Arbiter", s.arbiter),
+        ]
+    )
+
+
+@agent.command("rm")
+@click.argument("name")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@pass_state
+def rm(state: State, name: str, yes: bool) -> None:
+    """Remove an agent with its whole tape and all its memories."""
+    engine = state.engine()
+    stats = engine.agent_stats(name)
+    if not yes:
+        total = sum(stats["memories"].values())
+        if not click.confirm(
+            f"Remove agent {name} with {stats['tape_entries']} tape entries and "
+            f"{total} memories? This cannot be undone",
+            default=False,
+            err=True,
+        ):
+            raise click.exceptions.Exit(1)
+    removed = engine.remove_agent(name)
+    if state.as_json:
+        emit_json({"removed": name, **removed})
+    else:
+        click.echo(
+            f"Removed agent {name} ({removed['tape_entries']} tape entries, "
+            f"{removed['memories']} memories)."
+        )
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(agent)

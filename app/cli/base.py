@@ -1,0 +1,59 @@
+"""What every command shares: the per-invocation state and the --json option."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ..engine import Engine
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class State:
+    """Per-invocation state: the chosen home, output mode, and the engine (opened lazily)."""
+
+    def __init__(self, home: str | None, as_json: bool) -> None:
+        self.home = home
+        self.as_json = as_json
+        self._engine: Engine | None = None
+
+    def engine(self, *, create: bool = False) -> Engine:
+        if self._engine is None:
+            self._engine = Engine.open(self.home, create=create)
+        return self._engine
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+
+def json_option(fn: F) -> F:
+    """`--json` on every command (it may also be given before the command)."""
+
+    def set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value:
+            ctx.ensure_object(State).as_json = True  # type: ignore[attr-defined]
+
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        expose_value=False,
+        callback=set_json,
+        is_eager=True,
+        help="Print machine-readable JSON.",
+    )(fn)
+
+
+pass_state = click.make_pass_decorator(State)
+
+
+def home_path(state: State) -> Path:
+    from ..home import resolve
+
+    return resolve(state.home)

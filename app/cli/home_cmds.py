@@ -1,0 +1,136 @@
+"""Home-wide commands: init, audit, export, import, demo."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..engine import Engine
+from .base import State, home_path, json_option, pass_state
+from .output import emit_json, short_time, table
+
+
+@click.command()
+@json_option
+@pass_state
+def init(state: State) -> None:
+    """Create a new home (an empty or new directory)."""
+    path = home_path(state)
+    from ..home import db_path
+
+    existed = db_path(path).exists()
+    engine = state.engine(create=True)
+    if state.as_json:
+        emit_json(
+            {
+                "home": str(engine.home),
+                "home_id": engine.home_id,
+                "created": not existed,
+                "schema": engine.schema_version,
+            }
+        )
+    elif existed:
+        click.echo(f"{engine.home} is already a Tapemind home (schema {engine.schema_version}).")
+    else:
+        click.echo(f"Created a Tapemind home at {engine.home}.")
+        click.echo("Next: tapemind agent add NAME")
+
+
+@click.command()
+@click.option("--agent", help="Only this agent's events.")
+@click.option("--action", help="Only this action, e.g. memory.add.")
+@click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0)
+@json_option
+@pass_state
+def audit(state: State, agent: str | None, action: str | None, limit: int, offset: int) -> None:
+    """The audit trail: time, agent, action, object ids and counts (never text)."""
+    events = state.engine().audit(agent=agent, action=action, limit=limit, offset=offset)
+    if state.as_json:
+        emit_json(events)
+        return
+    table(
+        ["TIME", "AGENT", "ACTOR", "ACTION", "IDS", "COUNTS"],
+        [
+            [
+                short_time(e.at),
+                e.agent or "-",
+                e.actor,
+                e.action,
+                ",".join(str(i) for i in e.object_ids) or "-",
+                " ".join(f"{k}={v}" for k, v in e.counts.items()) or "-",
+            ]
+            for e in events
+        ],
+        max_cell=40,
+    )
+
+
+@click.command("export")
+@click.option("--out", "out", required=True, metavar="FILE", help="File to write ('-' for stdout).")
+@json_option
+@pass_state
+def export_(state: State, out: str) -> None:
+    """Export the whole home as JSON Lines (secret values are never exported)."""
+    engine = state.engine()
+    if out == "-":
+        engine.export(sys.stdout)
+        return
+    counts = engine.export(Path(out))
+    if state.as_json:
+        emit_json({"file": out, "rows": counts})
+    else:
+        click.echo(f"Exported {sum(counts.values())} rows to {out}.")
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@json_option
+@pass_state
+def import_(state: State, file: Path) -> None:
+    """Import an export into an empty home (created if needed)."""
+    engine = state.engine(create=not (home_path(state) / "tapemind.db").exists())
+    counts = engine.import_(file)
+    if state.as_json:
+        emit_json({"file": str(file), "rows": counts})
+    else:
+        click.echo(f"Imported {sum(counts.values())} rows into {engine.home}.")
+
+
+@click.command()
+@json_option
+@pass_state
+def demo(state: State) -> None:
+    """Seed a demo home: two agents with a bilingual history, memories and lineage."""
+    from ..demo import seed
+
+    path = home_path(state)
+    counts = seed(path)
+    if state.as_json:
+        emit_json({"home": str(path), **counts})
+        return
+    click.echo(
+        f"Seeded a demo home at {path}: {counts['agents']} agents, "
+        f"{counts['entries']} tape entries, {counts['memories']} memories."
+    )
+    with Engine.open(path) as engine:
+        rows = []
+        for a in engine.agents():
+            stats = engine.agent_stats(a.name)
+            rows.append(
+                [
+                    a.name,
+                    stats["threads"],
+                    stats["tape_entries"],
+                    stats["memories"].get("active", 0),
+                ]
+            )
+        click.echo()
+        table(["AGENT", "THREADS", "TAPE", "MEMORIES"], rows)
+
+
+def register(cli: click.Group) -> None:
+    for command in (init, audit, export_, import_, demo):
+        cli.add_command(command)

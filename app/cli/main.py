@@ -1,0 +1,61 @@
+"""Entry point of `tapemind`: global options, error handling, command groups."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..errors import TapemindError
+from .base import State
+from .output import error
+
+
+class TapemindGroup(click.Group):
+    """Turns engine errors into one clear line on stderr and a non-zero exit."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TapemindError as exc:
+            state = ctx.find_object(State)
+            error(exc.message, exc.code, bool(state and state.as_json))
+            ctx.exit(exc.exit_code)
+        except BrokenPipeError:
+            sys.stderr.close()
+            ctx.exit(0)
+
+
+@click.group(cls=TapemindGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=str),
+    envvar="TAPEMIND_HOME",
+    help="The home directory (default: $TAPEMIND_HOME, else the user data dir).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.version_option(package_name="tapemind", prog_name="tapemind")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None, as_json: bool) -> None:
+    """Tapemind: local-first long-term memory for AI agents.
+
+    Agents append what happens to a tape; durable conclusions become memories,
+    each traceable to the tape entries it came from.
+    """
+    ctx.obj = State(home, as_json)
+    ctx.call_on_close(ctx.obj.close)
+
+
+def register() -> None:
+    from . import agent_cmds, home_cmds, memory_cmds, tape_cmds
+
+    for module in (home_cmds, agent_cmds, tape_cmds, memory_cmds):
+        module.register(cli)
+
+
+register()
+
+
+def main() -> None:
+    cli(prog_name="tapemind")

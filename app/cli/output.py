@@ -1,0 +1,87 @@
+"""Printing results: readable tables for people, JSON for scripts.
+
+Tables measure text in terminal cells (a Chinese character takes two), so
+columns line up in both languages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import unicodedata
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import click
+
+
+def jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(jsonable(value), ensure_ascii=False, indent=2))
+
+
+def width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def clip(text: str, cells: int) -> str:
+    """Cut `text` to at most `cells` terminal cells, on one line."""
+    text = " ".join(text.split())
+    if width(text) <= cells:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = width(ch)
+        if used + w > cells - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
+def short_time(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") if value else "-"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, max_cell: int = 60) -> None:
+    if not rows:
+        click.echo("(none)")
+        return
+    cells = [[clip("" if v is None else str(v), max_cell) for v in row] for row in rows]
+    widths = [max(width(h), *(width(r[i]) for r in cells)) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v + " " * (w - width(v)) for v, w in zip(values, widths, strict=True))
+
+    click.echo(line(headers).rstrip())
+    click.echo("  ".join("─" * w for w in widths))
+    for row in cells:
+        click.echo(line(row).rstrip())
+
+
+def fields(pairs: Sequence[tuple[str, Any]]) -> None:
+    """Key: value lines for one record."""
+    label_width = max(width(k) for k, _ in pairs)
+    for key, value in pairs:
+        text = "-" if value is None or value == "" else str(value)
+        click.echo(f"{key}{' ' * (label_width - width(key))}  {text}")
+
+
+def error(message: str, code: str, as_json: bool) -> None:
+    if as_json:
+        sys.stderr.write(json.dumps({"error": code, "message": message}, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"error: {message}\n")

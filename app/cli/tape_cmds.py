@@ -1,0 +1,212 @@
+"""`tapemind tape …`: append to, read and erase the tape."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..clock import from_iso
+from ..errors import InvalidInput
+from ..models import KINDS, ROLES
+from .base import State, json_option, pass_state
+from .output import emit_json, short_time, table
+
+
+def parse_time(value: str | None, flag: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return from_iso(value)
+    except ValueError:
+        raise InvalidInput(
+            f"{flag} {value!r} is not a time: use ISO 8601, e.g. 2026-11-30 or "
+            "2026-11-30T09:00:00Z."
+        ) from None
+
+
+def read_jsonl(source: str) -> list[dict[str, Any]]:
+    """Entries from a JSON Lines file (or '-' for stdin). Any bad line fails the batch."""
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        name = "stdin"
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except OSError as exc:
+            raise InvalidInput(f"Cannot read {source}: {exc.strerror}.") from None
+        name = source
+    entries = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput(
+                f"{name}, line {number}: not valid UTF-8. Nothing was appended."
+            ) from None
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(
+                f"{name}, line {number}: malformed JSON ({exc.msg}). Nothing was appended."
+            ) from None
+        if not isinstance(item, dict):
+            raise InvalidInput(f"{name}, line {number}: each line must be a JSON object.")
+        entries.append(item)
+    return entries
+
+
+@click.group()
+def tape() -> None:
+    """The tape: every message, tool call and event, append-only."""
+
+
+@tape.command("append")
+@click.option("--agent", required=True, help="The agent whose tape this is.")
+@click.option("--thread", help="Thread (conversation/session) id.")
+@click.option("--turn", help="Turn id: the entries of one input-to-output turn share it.")
+@click.option("--kind", type=click.Choice(KINDS), default="message", show_default=True)
+@click.option("--role", type=click.Choice(ROLES))
+@click.option("--user", help="The person the agent works for in this thread.")
+@click.option("--text", "body", help="The entry's text.")
+@click.option(
+    "--jsonl",
+    "jsonl",
+    metavar="FILE",
+    help="Append a batch from a JSON Lines file ('-' for stdin), in one transaction.",
+)
+@json_option
+@pass_state
+def append(
+    state: State,
+    agent: str,
+    thread: str | None,
+    turn: str | None,
+    kind: str,
+    role: str | None,
+    user: str | None,
+    body: str | None,
+    jsonl: str | None,
+) -> None:
+    """Append one entry (--text) or a batch (--jsonl); prints the new entry ids."""
+    if jsonl is not None:
+        if body is not None:
+            raise InvalidInput("Give either --text or --jsonl, not both.")
+        entries: list[dict[str, Any]] = read_jsonl(jsonl)
+        for e in entries:  # flags give defaults for fields a line leaves out
+            for key, value in (("thread", thread), ("turn", turn), ("user", user)):
+                if value is not None:
+                    e.setdefault(key, value)
+    else:
+        if body is None or thread is None or role is None:
+            raise InvalidInput(
+                "A single entry needs --thread, --role and --text (or use --jsonl FILE)."
+            )
+        entries = [
+            {"thread": thread, "turn": turn, "kind": kind, "role": role, "text": body, "user": user}
+        ]
+    result = state.engine().append(agent, entries)
+    if state.as_json:
+        emit_json({"ids": result.ids, "skipped": result.skipped})
+    else:
+        for entry_id in result.ids:
+            click.echo(entry_id)
+
+
+@tape.command("show")
+@click.option("--agent", required=True)
+@click.option("--thread")
+@click.option("--turn")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(KINDS),
+    help="Only these kinds (repeatable).",
+)
+@click.option("--since", help="From this time on (ISO 8601).")
+@click.option("--until", help="Up to this time (ISO 8601).")
+@click.option(
+    "--around",
+    type=int,
+    metavar="ENTRY_ID",
+    help="The entries of that entry's thread nearest to it.",
+)
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@click.option("--full", is_flag=True, help="Print whole texts instead of one line each.")
+@json_option
+@pass_state
+def show(
+    state: State,
+    agent: str,
+    thread: str | None,
+    turn: str | None,
+    kinds: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    around: int | None,
+    limit: int,
+    full: bool,
+) -> None:
+    """Show an agent's tape, oldest first (the latest LIMIT unless --since)."""
+    entries = state.engine().tape(
+        agent,
+        thread=thread,
+        turn=turn,
+        kinds=list(kinds) or None,
+        since=parse_time(since, "--since"),
+        until=parse_time(until, "--until"),
+        around=around,
+        limit=limit,
+    )
+    if state.as_json:
+        emit_json(entries)
+        return
+    if full:
+        for e in entries:
+            mark = " (erased)" if e.erased else ""
+            click.echo(
+                f"#{e.id} [{e.thread}/{e.turn or '-'}] {e.kind} {e.role} "
+                f"{short_time(e.created_at)}{mark}"
+            )
+            click.echo(e.text)
+            click.echo()
+        return
+    table(
+        ["ID", "TIME", "THREAD", "TURN", "KIND", "ROLE", "TEXT"],
+        [
+            [
+                e.id,
+                short_time(e.created_at),
+                e.thread,
+                e.turn or "-",
+                e.kind,
+                e.role,
+                "(erased)" if e.erased else e.text,
+            ]
+            for e in entries
+        ],
+    )
+
+
+@tape.command("erase")
+@click.argument("entry_id", type=int)
+@json_option
+@pass_state
+def erase(state: State, entry_id: int) -> None:
+    """Erase an entry's content (privacy); its hash stays as a tombstone."""
+    entry = state.engine().erase_entry(entry_id)
+    if state.as_json:
+        emit_json(entry)
+    else:
+        click.echo(f"Erased entry {entry.id}; its content hash {entry.content_hash[:12]}… is kept.")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(tape)

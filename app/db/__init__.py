@@ -1,0 +1,1 @@
+"""Persistence: SQLModel tables, numbered migrations, and transactions."""

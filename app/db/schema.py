@@ -1,0 +1,133 @@
+"""SQLModel tables of a home's database.
+
+The DDL that creates them lives in `migrations.py` (numbered, recorded in the
+database); these classes mirror it for typed queries, and a test checks that
+the two agree. Rows never leave the engine: `app.models` converts them to
+frozen dataclasses.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Field, SQLModel
+
+
+class MetaRow(SQLModel, table=True):
+    __tablename__ = "meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class MigrationRow(SQLModel, table=True):
+    __tablename__ = "migrations"
+    id: int = Field(primary_key=True)
+    name: str
+    applied_at: str
+
+
+class AgentRow(SQLModel, table=True):
+    __tablename__ = "agents"
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    created_at: str
+    settings: str  # JSON object, see app.models.AgentSettings
+    next_seq: int = 1
+    token_hash: str | None = None
+
+
+class TapeEntryRow(SQLModel, table=True):
+    __tablename__ = "tape_entries"
+    id: int = Field(primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    seq: int
+    thread: str
+    turn: str | None = None
+    user: str | None = None
+    kind: str
+    role: str
+    content: str
+    content_hash: str
+    meta: str | None = None  # JSON object or NULL
+    source_key: str | None = None  # set by importers, unique per agent
+    created_at: str
+    erased_at: str | None = None
+
+
+class MemoryRow(SQLModel, table=True):
+    __tablename__ = "memories"
+    id: int = Field(primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    category: str
+    text: str
+    content_hash: str
+    importance: float
+    confidence: float
+    status: str
+    version: int
+    thread: str | None = None
+    turn: str | None = None
+    user: str | None = None
+    created_at: str
+    updated_at: str
+    recall_count: int = 0
+    use_count: int = 0
+    last_recalled_at: str | None = None
+    last_used_at: str | None = None
+    last_reinforced_at: str | None = None
+    archived_at: str | None = None
+    superseded_by: int | None = None
+
+
+class MemoryVersionRow(SQLModel, table=True):
+    __tablename__ = "memory_versions"
+    memory_id: int = Field(primary_key=True, foreign_key="memories.id")
+    version: int = Field(primary_key=True)
+    text: str
+    content_hash: str
+    changed_at: str
+    changed_by: str  # owner | agent | system
+    reason: str
+
+
+class ProvenanceRow(SQLModel, table=True):
+    __tablename__ = "provenance"
+    memory_id: int = Field(primary_key=True, foreign_key="memories.id")
+    entry_id: int = Field(primary_key=True, foreign_key="tape_entries.id")
+
+
+class LineageRow(SQLModel, table=True):
+    __tablename__ = "lineage"
+    child_id: int = Field(primary_key=True, foreign_key="memories.id")
+    parent_id: int = Field(primary_key=True, foreign_key="memories.id")
+    relation: str = Field(primary_key=True)  # referenced | derived | supersedes | merged
+    created_at: str
+
+
+class AuditRow(SQLModel, table=True):
+    __tablename__ = "audit"
+    id: int | None = Field(default=None, primary_key=True)
+    at: str
+    agent: str | None = None  # agent name, kept as text so history outlives the agent
+    actor: str  # owner | agent | system | reviewer
+    action: str
+    object_ids: str  # JSON list of ids
+    counts: str  # JSON object of counts
+
+
+class MemoryUseRow(SQLModel, table=True):
+    """A memory the agent reported it actually used in a turn."""
+
+    __tablename__ = "memory_uses"
+    agent_id: int = Field(primary_key=True, foreign_key="agents.id")
+    turn: str = Field(primary_key=True)
+    memory_id: int = Field(primary_key=True, foreign_key="memories.id")
+    reported_at: str
+
+
+class EmbedQueueRow(SQLModel, table=True):
+    """Rows waiting for the indexer ("unembedded"); derived data, never exported."""
+
+    __tablename__ = "embed_queue"
+    kind: str = Field(primary_key=True)  # memory | tape
+    item_id: int = Field(primary_key=True)
+    agent_id: int
+    enqueued_at: str

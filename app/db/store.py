@@ -1,0 +1,161 @@
+"""The database of a home: connections, pragmas, transactions and upgrades.
+
+SQLite runs in WAL mode so the desktop app, the MCP host and the CLI can read
+while one of them writes. Write transactions start with BEGIN IMMEDIATE: the
+write lock is taken up front, so two processes appending to one agent queue
+behind each other (busy timeout) instead of failing half-way with SQLITE_BUSY
+on lock upgrade. Anything not SQLite (PostgreSQL, for a team's shared memory)
+gets the driver's ordinary transactions.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine as SAEngine
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.pool import NullPool
+from sqlmodel import Session
+
+from ..errors import HomeError
+from .migrations import MIGRATIONS, latest
+
+_WRITE = "tapemind_write"
+BUSY_TIMEOUT_S = 30.0
+
+
+def _sqlite_engine(path: Path) -> SAEngine:
+    engine = create_engine(
+        f"sqlite:///{path}",
+        connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False},
+        # A pool of per-thread connections: SQLite connections are cheap and the
+        # UI reads from a thread pool while one thread writes.
+        pool_size=8,
+        max_overflow=8,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+        # Let us emit BEGIN ourselves (pysqlite's implicit BEGIN is DEFERRED).
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        # NORMAL in WAL mode: a committed transaction survives a process crash
+        # (kill -9); only an OS crash or power loss can lose the last commits.
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA temp_store=MEMORY")
+        cur.execute("PRAGMA cache_size=-32000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        immediate = conn.get_execution_options().get(_WRITE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+class Store:
+    """Owns the SQLAlchemy engine of one home and hands out transactions."""
+
+    def __init__(self, engine: SAEngine) -> None:
+        self.engine = engine
+        self.is_sqlite = engine.dialect.name == "sqlite"
+
+    @classmethod
+    def open_sqlite(cls, path: Path) -> Store:
+        return cls(_sqlite_engine(path))
+
+    @classmethod
+    def open_url(cls, url: str) -> Store:
+        """A database URL (PostgreSQL for scale-out). No SQLite pragmas apply."""
+        return cls(create_engine(url, poolclass=NullPool))
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A write transaction: committed on success, rolled back on any error."""
+        with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
+            session.connection(execution_options={_WRITE: True})
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read transaction: one consistent snapshot of the database."""
+        with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
+            session.connection()
+            try:
+                yield session
+            finally:
+                session.rollback()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- schema -----------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        with self.engine.connect() as conn:
+            exists = conn.execute(
+                text("SELECT name FROM sqlite_master WHERE type='table' AND name='migrations'")
+                if self.is_sqlite
+                else text(
+                    "SELECT table_name FROM information_schema.tables WHERE table_name='migrations'"
+                )
+            ).first()
+            if exists is None:
+                return 0
+            value = conn.execute(text("SELECT max(id) FROM migrations")).scalar()
+            conn.rollback()
+            return int(value or 0)
+
+    def upgrade(self, applied_at: str) -> list[int]:
+        """Apply every migration newer than the database; returns their numbers.
+
+        Raises HomeError when the database is newer than this version of Tapemind.
+        """
+        current = self.schema_version()
+        if current > latest():
+            raise HomeError(
+                f"This home's database has schema {current}, but this Tapemind knows "
+                f"schema {latest()} at most: it was written by a newer version. "
+                "Upgrade tapemind (pip install -U tapemind) to open it; nothing was changed."
+            )
+        applied: list[int] = []
+        for number in sorted(n for n in MIGRATIONS if n > current):
+            name, fn = MIGRATIONS[number]
+            with self.engine.connect() as conn:
+                conn = conn.execution_options(**{_WRITE: True})
+                with conn.begin():
+                    if number == 1:
+                        conn.execute(
+                            text(
+                                "CREATE TABLE IF NOT EXISTS migrations ("
+                                "id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                                "applied_at TEXT NOT NULL)"
+                            )
+                        )
+                    # Another process may have upgraded while we waited for the lock.
+                    done = conn.execute(
+                        text("SELECT 1 FROM migrations WHERE id = :n"), {"n": number}
+                    ).first()
+                    if done is None:
+                        fn(conn)
+                        conn.execute(
+                            text(
+                                "INSERT INTO migrations (id, name, applied_at) "
+                                "VALUES (:n, :name, :at)"
+                            ),
+                            {"n": number, "name": name, "at": applied_at},
+                        )
+                        applied.append(number)
+        return applied

@@ -1,0 +1,124 @@
+"""Seed a demo home from `resources/demo/demo.json`: two agents, a bilingual history.
+
+Times in the file are shifted so the newest lies just before now: trends,
+decay and archive candidates then look as they would in a home in daily use.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import col
+
+from .clock import ManualClock, SystemClock, from_iso, to_iso
+from .db.schema import MemoryRow
+from .engine import Engine
+from .errors import HomeError
+from .models import AgentSettings
+
+
+def load_data() -> dict[str, Any]:
+    text = resources.files("resources.demo").joinpath("demo.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def seed(home: Path, *, now: datetime | None = None) -> dict[str, int]:
+    """Create the demo home at `home` (new or empty); returns what was written."""
+    data = load_data()
+    real_now = now or SystemClock().now()
+    shift = real_now - from_iso(data["now"])
+    clock = ManualClock(real_now)
+    engine = Engine.open(home, create=True, clock=clock)
+    counts = {"agents": 0, "entries": 0, "memories": 0}
+    try:
+        if engine.agents():
+            raise HomeError(f"{home} already has agents; the demo seeds a new home only.")
+        for spec in data["agents"]:
+            _seed_agent(engine, clock, spec, shift, counts)
+        counts.update(_extend(engine, clock, data, shift))
+        clock.set(real_now)
+    finally:
+        engine.close()
+    return counts
+
+
+def _seed_agent(
+    engine: Engine,
+    clock: ManualClock,
+    spec: dict[str, Any],
+    shift: timedelta,
+    counts: dict[str, int],
+) -> None:
+    name = spec["name"]
+    engine.add_agent(name, AgentSettings.from_dict(spec.get("settings", {})))
+    counts["agents"] += 1
+    entry_ids: dict[tuple[str, str, int], int] = {}
+    for thread in spec["threads"]:
+        for turn in thread["turns"]:
+            at = from_iso(turn["at"]) + shift
+            clock.set(at)
+            entries = [
+                {
+                    **e,
+                    "thread": thread["thread"],
+                    "turn": turn["turn"],
+                    "user": thread.get("user"),
+                    "created_at": to_iso(at + timedelta(seconds=20 * i)),
+                }
+                for i, e in enumerate(turn["entries"])
+            ]
+            ids = engine.append(name, entries).ids
+            for i, entry_id in enumerate(ids):
+                entry_ids[(thread["thread"], turn["turn"], i)] = entry_id
+            counts["entries"] += len(ids)
+    memory_ids: dict[str, int] = {}
+    pending = list(spec.get("memories", []))
+    # Parents must exist first: store in dependency order.
+    while pending:
+        ready = [m for m in pending if all(p in memory_ids for p in m.get("parents", []))]
+        if not ready:
+            raise ValueError(f"demo data: cyclic or unknown parents in agent {name}")
+        for m in ready:
+            pending.remove(m)
+            clock.set(from_iso(m["created_at"]) + shift)
+            sources = [entry_ids[(s["thread"], s["turn"], s["index"])] for s in m["sources"]]
+            result = engine.remember(
+                name,
+                m["text"],
+                m["category"],
+                sources=sources,
+                importance=m.get("importance", 0.5),
+                parents=[memory_ids[p] for p in m.get("parents", [])],
+            )
+            assert result.memory is not None
+            memory_ids[m["key"]] = result.memory.id
+            counts["memories"] += 1
+            if m.get("recalls"):
+                _set_recalls(
+                    engine, result.memory.id, m["recalls"], from_iso(m["last_recalled_at"]) + shift
+                )
+    spec["_memory_ids"] = memory_ids
+    spec["_entry_ids"] = entry_ids
+
+
+def _set_recalls(engine: Engine, memory_id: int, recalls: int, last: datetime) -> None:
+    # Seeding history that happened "before" the demo: no recall record to replay.
+    with engine._runtime.write() as s:
+        s.execute(
+            update(MemoryRow)
+            .where(col(MemoryRow.id) == memory_id)
+            .values(recall_count=recalls, last_recalled_at=to_iso(last))
+        )
+
+
+def _extend(
+    engine: Engine, clock: ManualClock, data: dict[str, Any], shift: timedelta
+) -> dict[str, int]:
+    """Hooks for later features (conflicts, secrets) to seed their part of the demo."""
+    return {}

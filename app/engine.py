@@ -1,0 +1,287 @@
+"""`Engine`: the Python API of a Tapemind home, behind the CLI, the MCP server and the app.
+
+Every method returns frozen dataclasses from `app.models`; errors are
+`app.errors.TapemindError` subclasses whose messages say what to do. An Engine
+is safe to share between threads (each call opens its own transaction).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy import text
+
+from . import agents, audit, memories, tape, transfer
+from . import home as homes
+from .clock import Clock, SystemClock
+from .db.store import Store
+from .events import EventBus
+from .models import (
+    Agent,
+    AgentSettings,
+    AppendResult,
+    AuditEvent,
+    Memory,
+    MemoryDetail,
+    NewEntry,
+    RememberResult,
+    TapeEntry,
+)
+from .runtime import Runtime
+
+
+class Engine:
+    """One open home. Open with `Engine.open(home)`; close with `close()` or `with`."""
+
+    def __init__(self, rt: Runtime, home_id: str) -> None:
+        self._rt = rt
+        self.home_id = home_id
+
+    # -- lifecycle -------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        home: str | os.PathLike[str] | None = None,
+        *,
+        create: bool = False,
+        clock: Clock | None = None,
+        embedder: Any = None,
+        keystore: Any = None,
+        database_url: str | None = None,
+    ) -> Engine:
+        """Open (or with `create`, make) the home at `home` (see `app.home.resolve`).
+
+        `clock`, `embedder` and `keystore` are injected dependencies; the defaults
+        are the system clock, the home's configured embedder and the OS keyring.
+        `database_url` puts the database elsewhere (PostgreSQL for a team).
+        Raises HomeError for a missing, foreign or newer-version home.
+        """
+        path = homes.resolve(home)
+        if database_url is None:
+            homes.check_openable(path, create=create)
+            store = Store.open_sqlite(homes.db_path(path))
+        else:
+            path.mkdir(parents=True, exist_ok=True)
+            store = Store.open_url(database_url)
+        clock = clock or SystemClock()
+        rt = Runtime(home=path, store=store, clock=clock, bus=EventBus(), services={})
+        try:
+            store.upgrade(rt.now_iso())
+            home_id = cls._home_id(rt)
+        except BaseException:
+            store.close()
+            raise
+        if embedder is not None:
+            rt.services["embedder"] = embedder
+        if keystore is not None:
+            rt.services["keystore"] = keystore
+        return cls(rt, home_id)
+
+    @staticmethod
+    def _home_id(rt: Runtime) -> str:
+        with rt.store.write() as s:
+            conn = s.connection()
+            value = conn.execute(text("SELECT value FROM meta WHERE key = 'home_id'")).scalar()
+            if value is None:
+                value = str(uuid.uuid4())
+                conn.execute(
+                    text("INSERT INTO meta (key, value) VALUES ('home_id', :v)"), {"v": value}
+                )
+            return str(value)
+
+    def close(self) -> None:
+        for service in self._rt.services.values():
+            closer = getattr(service, "close", None)
+            if callable(closer):
+                closer()
+        self._rt.store.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def _runtime(self) -> Runtime:
+        """For the engine's own modules (demo seeding, host); not a public API."""
+        return self._rt
+
+    @property
+    def home(self) -> Path:
+        return self._rt.home
+
+    @property
+    def events(self) -> EventBus:
+        """Content-free events (`memory_did_add`, `tape_did_append`, …) after each commit."""
+        return self._rt.bus
+
+    @property
+    def clock(self) -> Clock:
+        return self._rt.clock
+
+    @property
+    def schema_version(self) -> int:
+        return self._rt.store.schema_version()
+
+    # -- agents ----------------------------------------------------------------
+
+    def add_agent(self, name: str, settings: AgentSettings | None = None) -> Agent:
+        """Create an agent. Raises InvalidInput for a bad or taken name."""
+        return agents.add(self._rt, name, settings)
+
+    def agents(self) -> list[Agent]:
+        return agents.list_all(self._rt)
+
+    def agent(self, name: str) -> Agent:
+        return agents.get(self._rt, name)
+
+    def agent_stats(self, name: str) -> dict[str, Any]:
+        return agents.stats(self._rt, name)
+
+    def configure_agent(self, name: str, **settings: Any) -> Agent:
+        """Change settings: half_life_days, recall_budget, permission_mode, embedder,
+        arbiter, llm."""
+        return agents.update_settings(self._rt, name, **settings)
+
+    def remove_agent(self, name: str) -> dict[str, int]:
+        """Delete an agent with its tape and memories; returns the counts removed."""
+        return agents.remove(self._rt, name)
+
+    # -- tape ------------------------------------------------------------------
+
+    def append(
+        self, agent: str, entries: Sequence[NewEntry | Mapping[str, Any]], *, actor: str = "agent"
+    ) -> AppendResult:
+        """Append a batch of entries in one transaction (all or nothing).
+
+        Entries are `NewEntry` or dicts with thread, turn, kind, role, text.
+        Returns their new ids. Raises InvalidInput naming the bad entry.
+        """
+        return tape.append(self._rt, agent, entries, actor=actor)
+
+    def tape(
+        self,
+        agent: str,
+        *,
+        thread: str | None = None,
+        turn: str | None = None,
+        kinds: Sequence[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        around: int | None = None,
+        limit: int = 100,
+    ) -> list[TapeEntry]:
+        """Read an agent's tape (see `app.tape.read`)."""
+        return tape.read(
+            self._rt,
+            agent,
+            thread=thread,
+            turn=turn,
+            kinds=kinds,
+            since=since,
+            until=until,
+            around=around,
+            limit=limit,
+        )
+
+    def entry(self, entry_id: int, *, agent: str | None = None) -> TapeEntry:
+        return tape.get(self._rt, entry_id, agent)
+
+    def erase_entry(self, entry_id: int) -> TapeEntry:
+        """Privacy erase: content replaced by a hash tombstone, audited."""
+        return tape.erase(self._rt, entry_id)
+
+    # -- memories --------------------------------------------------------------
+
+    def remember(
+        self,
+        agent: str,
+        text: str,
+        category: str,
+        *,
+        sources: Sequence[int] = (),
+        importance: float = 0.5,
+        parents: Sequence[int] = (),
+        thread: str | None = None,
+        turn: str | None = None,
+        user: str | None = None,
+        actor: str = "agent",
+    ) -> RememberResult:
+        """Offer a durable conclusion; see `app.memories.remember` for the refusals."""
+        return memories.remember(
+            self._rt,
+            agent,
+            text,
+            category,
+            sources=sources,
+            importance=importance,
+            parents=parents,
+            thread=thread,
+            turn=turn,
+            user=user,
+            actor=actor,
+        )
+
+    def memory(self, memory_id: int, *, agent: str | None = None) -> MemoryDetail:
+        """A memory with sources, parents, children and versions."""
+        return memories.detail(self._rt, memory_id, agent)
+
+    def memories(
+        self,
+        agent: str,
+        *,
+        category: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Memory]:
+        return memories.list_(
+            self._rt, agent, category=category, status=status, limit=limit, offset=offset
+        )
+
+    def count_memories(
+        self, agent: str, *, category: str | None = None, status: str | None = None
+    ) -> int:
+        return memories.count(self._rt, agent, category=category, status=status)
+
+    def edit_memory(self, memory_id: int, text: str) -> Memory:
+        """Owner edit: a new version; the old text stays in the history."""
+        return memories.edit(self._rt, memory_id, text)
+
+    def forget(self, memory_id: int) -> Memory:
+        """Remove the text, keep a hash tombstone so it is not learned again."""
+        return memories.forget(self._rt, memory_id)
+
+    def report_used(self, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
+        """Memories the agent actually used in `turn`: reinforced, and the parents
+        of what that turn remembers."""
+        return memories.report_used(self._rt, agent, turn, memory_ids)
+
+    # -- audit, export ---------------------------------------------------------
+
+    def audit(
+        self,
+        *,
+        agent: str | None = None,
+        action: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[AuditEvent]:
+        return audit.list_(self._rt, agent=agent, action=action, limit=limit, offset=offset)
+
+    def export(self, out: IO[str] | Path) -> dict[str, int]:
+        """Write the whole home as JSON Lines (to a path atomically, or to a stream)."""
+        if isinstance(out, Path):
+            return transfer.export_to_path(self._rt, out)
+        return transfer.export(self._rt, out)
+
+    def import_(self, path: Path) -> dict[str, int]:
+        """Load an export into this (empty) home."""
+        return transfer.import_(self._rt, path)

@@ -1,0 +1,57 @@
+"""Errors a user or an agent will read: each says what happened and what to do next."""
+
+from __future__ import annotations
+
+
+class TapemindError(Exception):
+    """Base of every error the engine raises on purpose.
+
+    `code` is a stable machine-readable word (used in JSON output and MCP errors);
+    the message is written for a person or an agent.
+    """
+
+    code = "error"
+    exit_code = 1
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else self.code
+
+
+class InvalidInput(TapemindError):
+    """The request itself is malformed: fix the arguments and try again."""
+
+    code = "invalid_input"
+    exit_code = 2
+
+
+class NotFound(TapemindError):
+    """An agent, entry or memory id that does not exist (for this agent)."""
+
+    code = "not_found"
+    exit_code = 3
+
+
+class Refused(TapemindError):
+    """The intake gate refused a memory; `code` names the reason."""
+
+    code = "refused"
+    exit_code = 4
+
+
+class HomeError(TapemindError):
+    """The home directory is missing, not a Tapemind home, or from a newer version."""
+
+    code = "home"
+    exit_code = 5
+
+
+class HomeBusy(HomeError):
+    """Another process owns the home (the host lock is held)."""
+
+    code = "home_busy"

@@ -1,0 +1,152 @@
+"""The intake gate: what may become a memory, and the reason when not.
+
+A memory is a small durable conclusion. The gate refuses what is not one:
+empty text, essays, chit-chat, raw tool output, and anything that looks like a
+credential (those belong in the vault). Each refusal carries a stable code and
+a message written for the agent that asked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidInput, Refused
+from .models import CATEGORIES
+from .textnorm import normalise
+
+MAX_MEMORY_CHARS = 1000
+
+_CHIT_CHAT = {
+    # English
+    "hi",
+    "hello",
+    "hey",
+    "thanks",
+    "thank you",
+    "thx",
+    "ok",
+    "okay",
+    "cool",
+    "great",
+    "nice",
+    "good morning",
+    "good night",
+    "bye",
+    "goodbye",
+    "lol",
+    "haha",
+    "yes",
+    "no",
+    "sure",
+    "got it",
+    "sounds good",
+    "you're welcome",
+    "no problem",
+    "np",
+    "k",
+    # Chinese
+    "你好",
+    "您好",
+    "嗨",
+    "谢谢",
+    "多谢",
+    "谢啦",
+    "好的",
+    "好",
+    "嗯",
+    "嗯嗯",
+    "哈哈",
+    "哈哈哈",
+    "早上好",
+    "晚安",
+    "再见",
+    "拜拜",
+    "收到",
+    "没问题",
+    "不客气",
+    "可以",
+    "行",
+    "对",
+    "是的",
+    "好吧",
+    "明白",
+    "了解",
+    "辛苦了",
+}
+
+_TOOL_OUTPUT = (
+    re.compile(r"Traceback \(most recent call last\)"),
+    re.compile(r"^\s*[\[{].*[\]}]\s*$", re.DOTALL),  # a JSON dump
+    re.compile(r"^(\$|>>>|PS [A-Z]:\\)\s", re.MULTILINE),  # a shell or REPL transcript
+    re.compile(r"^\s*(\d+ (passed|failed)|=+ .* =+)$", re.MULTILINE),  # test runner output
+)
+
+_CREDENTIALS = (
+    ("an API key", re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{16,}")),
+    ("an AWS access key", re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("a GitHub token", re.compile(r"\b(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}")),
+    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
+    ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+    ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.")),
+    (
+        "a password",
+        re.compile(
+            r"(password|passwd|pwd|secret|token|api[_ ]?key|密码|口令|密钥)"
+            r"\s*(is|=|:|：|是)\s*\S{4,}",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+def credential_kind(text: str) -> str | None:
+    """What kind of credential `text` seems to contain, or None."""
+    for kind, pattern in _CREDENTIALS:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def check_category(category: str) -> None:
+    if category not in CATEGORIES:
+        raise InvalidInput(f"Unknown category {category!r}: use one of {', '.join(CATEGORIES)}.")
+
+
+def check_importance(importance: float) -> None:
+    if not (0.0 <= importance <= 1.0):
+        raise InvalidInput(f"Importance must be between 0 and 1, got {importance}.")
+
+
+def check_text(text: str) -> str:
+    """Return the text to store (stripped), or raise Refused with the reason."""
+    stripped = text.strip()
+    if not stripped:
+        raise Refused("The memory text is empty: say the conclusion in a sentence.", code="empty")
+    if len(stripped) > MAX_MEMORY_CHARS:
+        raise Refused(
+            f"The memory is {len(stripped)} characters; a memory is a short durable "
+            f"conclusion (at most {MAX_MEMORY_CHARS}). Keep the detail on the tape and "
+            "remember the conclusion, citing the entry as its source.",
+            code="too_long",
+        )
+    if normalise(stripped) in _CHIT_CHAT:
+        raise Refused(
+            "This is chit-chat, not a durable conclusion (a preference, project fact, "
+            "task outcome or lesson); it was not stored.",
+            code="chit_chat",
+        )
+    kind = credential_kind(stripped)
+    if kind is not None:
+        raise Refused(
+            f"The text looks like it contains {kind}. Credentials never go into memory: "
+            "ask the owner to store it in the vault (tapemind vault set NAME) and "
+            "request it with request_secret when needed.",
+            code="credential",
+        )
+    if any(p.search(stripped) for p in _TOOL_OUTPUT):
+        raise Refused(
+            "This looks like raw tool output. Append it to the tape, and remember only "
+            "the conclusion drawn from it, citing the tape entry as its source.",
+            code="tool_output",
+        )
+    return stripped

@@ -1,0 +1,531 @@
+"""Memories: small durable conclusions, each traceable to the tape entries it came from.
+
+`remember` runs the intake gate, checks the sources and parents belong to the
+same agent, refuses forgotten text, reports exact duplicates, and otherwise
+stores the memory with its provenance and lineage. Without sources, the call
+itself is appended to the tape and becomes the source: no memory is ever
+without provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, text, update
+from sqlmodel import Session, col, select
+
+from . import intake
+from .clock import from_iso
+from .db.schema import (
+    AgentRow,
+    EmbedQueueRow,
+    LineageRow,
+    MemoryRow,
+    MemoryUseRow,
+    MemoryVersionRow,
+    ProvenanceRow,
+    TapeEntryRow,
+)
+from .errors import InvalidInput, NotFound, Refused
+from .events import record
+from .fulltext import index_tokens
+from .models import (
+    STATUSES,
+    Memory,
+    MemoryDetail,
+    MemoryLink,
+    MemoryVersion,
+    NewEntry,
+    RememberResult,
+)
+from .runtime import Runtime, agent_row
+from .tape import append_in, to_entry
+from .textnorm import memory_hash
+
+MAX_LIST = 1000
+
+
+def _t(value: str | None) -> datetime | None:
+    return from_iso(value) if value else None
+
+
+def to_memory(row: MemoryRow, agent: str) -> Memory:
+    return Memory(
+        id=row.id,
+        agent=agent,
+        category=row.category,
+        text=row.text,
+        content_hash=row.content_hash,
+        importance=row.importance,
+        confidence=row.confidence,
+        status=row.status,
+        version=row.version,
+        thread=row.thread,
+        user=row.user,
+        created_at=from_iso(row.created_at),
+        updated_at=from_iso(row.updated_at),
+        recall_count=row.recall_count,
+        use_count=row.use_count,
+        last_recalled_at=_t(row.last_recalled_at),
+        last_used_at=_t(row.last_used_at),
+        archived_at=_t(row.archived_at),
+        superseded_by=row.superseded_by,
+    )
+
+
+def _owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[MemoryRow, str]:
+    row = s.get(MemoryRow, memory_id)
+    owner = s.get(AgentRow, row.agent_id) if row is not None else None
+    if row is None or owner is None or (agent is not None and owner.name != agent):
+        where = f" of agent {agent!r}" if agent else ""
+        raise NotFound(
+            f"No memory {memory_id}{where}. Find ids with `tapemind memory list` or search."
+        )
+    return row, owner.name
+
+
+def index_memory_text(s: Session, memory_id: int, body: str, agent_id: int, now: str) -> None:
+    """(Re)write a memory's full-text row and queue it for embedding."""
+    conn = s.connection()
+    conn.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
+    if body:
+        conn.execute(
+            text("INSERT INTO memory_fts (rowid, tokens) VALUES (:id, :tokens)"),
+            {"id": memory_id, "tokens": index_tokens(body, agent_id)},
+        )
+    conn.execute(
+        text(
+            "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) "
+            "VALUES ('memory', :id, :agent, :now) "
+            "ON CONFLICT (kind, item_id) DO UPDATE SET enqueued_at = excluded.enqueued_at"
+        ),
+        {"id": memory_id, "agent": agent_id, "now": now},
+    )
+
+
+def unindex_memory(s: Session, memory_id: int) -> None:
+    conn = s.connection()
+    conn.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
+    s.execute(
+        EmbedQueueRow.__table__.delete().where(  # type: ignore[attr-defined]
+            (EmbedQueueRow.kind == "memory") & (EmbedQueueRow.item_id == memory_id)
+        )
+    )
+
+
+def _check_sources(s: Session, arow: AgentRow, sources: Sequence[int]) -> list[TapeEntryRow]:
+    rows: list[TapeEntryRow] = []
+    for entry_id in dict.fromkeys(sources):
+        row = s.get(TapeEntryRow, int(entry_id))
+        if row is None or row.agent_id != arow.id:
+            raise Refused(
+                f"Source entry {entry_id} is not on agent {arow.name!r}'s tape (it does not "
+                "exist or belongs to another agent). Cite entries returned by append or tape.",
+                code="unknown_source",
+            )
+        rows.append(row)
+    return rows
+
+
+def _check_parents(s: Session, arow: AgentRow, parents: Sequence[int]) -> list[int]:
+    out: list[int] = []
+    for memory_id in dict.fromkeys(parents):
+        row = s.get(MemoryRow, int(memory_id))
+        if row is None or row.agent_id != arow.id:
+            raise Refused(
+                f"Parent memory {memory_id} is not a memory of agent {arow.name!r} (it does not "
+                "exist or belongs to another agent).",
+                code="unknown_parent",
+            )
+        out.append(row.id)
+    return out
+
+
+def remember(
+    rt: Runtime,
+    agent: str,
+    body: str,
+    category: str,
+    *,
+    sources: Sequence[int] = (),
+    importance: float = 0.5,
+    confidence: float = 0.8,
+    parents: Sequence[int] = (),
+    thread: str | None = None,
+    turn: str | None = None,
+    user: str | None = None,
+    actor: str = "agent",
+) -> RememberResult:
+    """Store a durable conclusion, or say why not.
+
+    Raises InvalidInput for a bad category or importance, Refused (with a code:
+    empty, too_long, chit_chat, credential, tool_output, unknown_source,
+    unknown_parent, forgotten) when the gate says no, NotFound for an unknown agent.
+    """
+    intake.check_category(category)
+    intake.check_importance(importance)
+    intake.check_importance(confidence)
+    body = intake.check_text(rt.redact(body))
+    digest = memory_hash(body)
+    now = rt.now_iso()
+    with rt.write() as s:
+        arow = agent_row(s, agent)
+        assert arow.id is not None
+        src_rows = _check_sources(s, arow, sources)
+        parent_ids = _check_parents(s, arow, parents)
+        same = s.exec(
+            select(MemoryRow)
+            .where(MemoryRow.agent_id == arow.id, MemoryRow.content_hash == digest)
+            .order_by(col(MemoryRow.id))
+        ).all()
+        if any(r.status == "forgotten" for r in same):
+            raise Refused(
+                "The owner asked to forget this memory; it will not be learned again.",
+                code="forgotten",
+            )
+        live = [r for r in same if r.status in ("active", "archived")]
+        if live:
+            target = live[0]
+            target.last_reinforced_at = now
+            s.add(target)
+            record(s, now, "memory.duplicate", agent=agent, actor=actor, ids=[target.id])
+            return RememberResult(
+                decision="duplicate",
+                memory=to_memory(target, agent),
+                target_id=target.id,
+                reason=f"Exact duplicate of memory {target.id} (same text once normalised); "
+                "nothing stored, the existing memory was reinforced.",
+                arbiter="hash",
+                source_ids=tuple(r.id for r in src_rows),
+            )
+        if not src_rows:
+            appended = append_in(
+                rt,
+                s,
+                arow,
+                [
+                    NewEntry(
+                        thread=thread or "remember",
+                        turn=turn,
+                        user=user,
+                        kind="event",
+                        role="system",
+                        text=f"remember [{category}]: {body}",
+                        meta={"call": "remember"},
+                    )
+                ],
+                actor,
+            )
+            src_rows = [s.get(TapeEntryRow, appended.ids[0])]  # type: ignore[list-item]
+        first = src_rows[0]
+        memory = store_new(
+            rt,
+            s,
+            arow,
+            body,
+            category,
+            digest,
+            source_ids=[r.id for r in src_rows],
+            parent_ids=parent_ids,
+            importance=importance,
+            confidence=confidence,
+            thread=thread or first.thread,
+            turn=turn or first.turn,
+            user=user or first.user,
+            actor=actor,
+        )
+        return RememberResult(
+            decision="add",
+            memory=memory,
+            target_id=None,
+            reason="New memory.",
+            arbiter="none",
+            source_ids=tuple(r.id for r in src_rows),
+        )
+
+
+def store_new(
+    rt: Runtime,
+    s: Session,
+    arow: AgentRow,
+    body: str,
+    category: str,
+    digest: str,
+    *,
+    source_ids: Sequence[int],
+    parent_ids: Sequence[int],
+    importance: float,
+    confidence: float,
+    thread: str | None,
+    turn: str | None,
+    user: str | None,
+    actor: str,
+    relation: str = "referenced",
+) -> Memory:
+    """Insert a memory with version 1, provenance and lineage, inside a transaction.
+
+    Memories the agent reported using in `turn` become its `derived` parents.
+    """
+    assert arow.id is not None
+    now = rt.now_iso()
+    new_id = int(s.exec(select(func.coalesce(func.max(MemoryRow.id), 0))).one()) + 1
+    row = MemoryRow(
+        id=new_id,
+        agent_id=arow.id,
+        category=category,
+        text=body,
+        content_hash=digest,
+        importance=importance,
+        confidence=confidence,
+        status="active",
+        version=1,
+        thread=thread,
+        turn=turn,
+        user=user,
+        created_at=now,
+        updated_at=now,
+    )
+    s.add(row)
+    s.flush()
+    s.execute(
+        insert(MemoryVersionRow),
+        {
+            "memory_id": new_id,
+            "version": 1,
+            "text": body,
+            "content_hash": digest,
+            "changed_at": now,
+            "changed_by": actor,
+            "reason": "created",
+        },
+    )
+    s.execute(insert(ProvenanceRow), [{"memory_id": new_id, "entry_id": e} for e in source_ids])
+    links = {(p, relation) for p in parent_ids}
+    if turn:
+        used = s.exec(
+            select(MemoryUseRow.memory_id).where(
+                MemoryUseRow.agent_id == arow.id, MemoryUseRow.turn == turn
+            )
+        ).all()
+        links.update((m, "derived") for m in used if m != new_id)
+    if links:
+        s.execute(
+            insert(LineageRow),
+            [
+                {"child_id": new_id, "parent_id": p, "relation": r, "created_at": now}
+                for p, r in sorted(links)
+            ],
+        )
+    index_memory_text(s, new_id, body, arow.id, now)
+    record(
+        s,
+        now,
+        "memory.add",
+        agent=arow.name,
+        actor=actor,
+        ids=[new_id],
+        counts={"sources": len(source_ids), "parents": len(links)},
+    )
+    return to_memory(row, arow.name)
+
+
+def _links(s: Session, memory_id: int, *, parents: bool) -> tuple[MemoryLink, ...]:
+    if parents:
+        q = select(LineageRow.parent_id, LineageRow.relation).where(
+            LineageRow.child_id == memory_id
+        )
+    else:
+        q = select(LineageRow.child_id, LineageRow.relation).where(
+            LineageRow.parent_id == memory_id
+        )
+    out = []
+    for other_id, relation in s.exec(q).all():
+        other = s.get(MemoryRow, other_id)
+        if other is not None:
+            out.append(MemoryLink(other.id, relation, other.category, other.status, other.text))
+    return tuple(out)
+
+
+def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetail:
+    """A memory with its source entries, parents, children and versions.
+
+    With `agent`, only that agent's memories are visible."""
+    with rt.read() as s:
+        row, owner = _owned_memory(s, memory_id, agent)
+        sources = s.exec(
+            select(TapeEntryRow)
+            .join(ProvenanceRow, col(ProvenanceRow.entry_id) == col(TapeEntryRow.id))
+            .where(ProvenanceRow.memory_id == memory_id)
+            .order_by(col(TapeEntryRow.seq))
+        ).all()
+        versions = s.exec(
+            select(MemoryVersionRow)
+            .where(MemoryVersionRow.memory_id == memory_id)
+            .order_by(col(MemoryVersionRow.version))
+        ).all()
+        return MemoryDetail(
+            memory=to_memory(row, owner),
+            sources=tuple(to_entry(e, owner) for e in sources),
+            parents=_links(s, memory_id, parents=True),
+            children=_links(s, memory_id, parents=False),
+            versions=tuple(
+                MemoryVersion(v.version, v.text, from_iso(v.changed_at), v.changed_by, v.reason)
+                for v in versions
+            ),
+        )
+
+
+def _filters(arow: AgentRow, category: str | None, status: str | None) -> list[Any]:
+    if category is not None:
+        intake.check_category(category)
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)}.")
+    conds: list[Any] = [MemoryRow.agent_id == arow.id]
+    if category is not None:
+        conds.append(MemoryRow.category == category)
+    if status is not None:
+        conds.append(MemoryRow.status == status)
+    return conds
+
+
+def list_(
+    rt: Runtime,
+    agent: str,
+    *,
+    category: str | None = None,
+    status: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> list[Memory]:
+    """One page of an agent's memories, newest first."""
+    if limit <= 0 or offset < 0:
+        raise InvalidInput("limit must be positive and offset not negative.")
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        rows = s.exec(
+            select(MemoryRow)
+            .where(*_filters(arow, category, status))
+            .order_by(col(MemoryRow.id).desc())
+            .limit(min(limit, MAX_LIST))
+            .offset(offset)
+        ).all()
+        return [to_memory(r, agent) for r in rows]
+
+
+def count(
+    rt: Runtime, agent: str, *, category: str | None = None, status: str | None = None
+) -> int:
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        return int(
+            s.exec(
+                select(func.count()).select_from(MemoryRow).where(*_filters(arow, category, status))
+            ).one()
+        )
+
+
+def edit(
+    rt: Runtime,
+    memory_id: int,
+    body: str,
+    *,
+    actor: str = "owner",
+    reason: str = "edited by the owner",
+) -> Memory:
+    """Owner edit: a new version of the text; earlier versions are kept."""
+    body = body.strip()
+    if not body:
+        raise InvalidInput("The new text is empty; to remove a memory use `tapemind forget`.")
+    if len(body) > intake.MAX_MEMORY_CHARS:
+        raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
+    body = rt.redact(body)
+    now = rt.now_iso()
+    with rt.write() as s:
+        row, owner = _owned_memory(s, memory_id, None)
+        if row.status == "forgotten":
+            raise InvalidInput(f"Memory {memory_id} was forgotten; its text cannot be edited.")
+        if body == row.text:
+            return to_memory(row, owner)
+        row.version += 1
+        row.text = body
+        row.content_hash = memory_hash(body)
+        row.updated_at = now
+        s.add(row)
+        s.execute(
+            insert(MemoryVersionRow),
+            {
+                "memory_id": row.id,
+                "version": row.version,
+                "text": body,
+                "content_hash": row.content_hash,
+                "changed_at": now,
+                "changed_by": actor,
+                "reason": reason,
+            },
+        )
+        index_memory_text(s, row.id, body, row.agent_id, now)
+        record(
+            s,
+            now,
+            "memory.edit",
+            agent=owner,
+            actor=actor,
+            ids=[row.id],
+            counts={"version": row.version},
+        )
+        return to_memory(row, owner)
+
+
+def forget(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Memory:
+    """Remove a memory's text everywhere, keeping its hash so it is not learned again."""
+    now = rt.now_iso()
+    with rt.write() as s:
+        row, owner = _owned_memory(s, memory_id, None)
+        row.text = ""
+        row.status = "forgotten"
+        row.updated_at = now
+        s.add(row)
+        s.execute(
+            update(MemoryVersionRow)
+            .where(col(MemoryVersionRow.memory_id) == memory_id)
+            .values(text="")
+        )
+        unindex_memory(s, memory_id)
+        record(s, now, "memory.forget", agent=owner, actor=actor, ids=[memory_id])
+        return to_memory(row, owner)
+
+
+def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
+    """The agent used these memories in `turn`: reinforce them, and make them the
+    `derived` parents of whatever that turn remembers. Returns the ids recorded."""
+    if not turn:
+        raise InvalidInput("turn is required: the turn in which the memories were used.")
+    now = rt.now_iso()
+    with rt.write() as s:
+        arow = agent_row(s, agent)
+        ids = _check_parents(s, arow, [int(m) for m in memory_ids])
+        fresh = []
+        for memory_id in ids:
+            key = (arow.id, turn, memory_id)
+            if s.get(MemoryUseRow, key) is not None:
+                continue
+            s.add(MemoryUseRow(agent_id=arow.id, turn=turn, memory_id=memory_id, reported_at=now))
+            fresh.append(memory_id)
+        if fresh:
+            s.execute(
+                update(MemoryRow)
+                .where(col(MemoryRow.id).in_(fresh))
+                .values(use_count=MemoryRow.use_count + 1, last_used_at=now)
+            )
+        record(
+            s,
+            now,
+            "memory.use",
+            agent=agent,
+            actor="agent",
+            ids=fresh,
+            counts={"memories": len(fresh)},
+        )
+        return fresh

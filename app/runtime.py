@@ -1,0 +1,66 @@
+"""What every engine module shares: the store, the clock, the event bus.
+
+Modules take a `Runtime` rather than reaching for globals, so tests inject a
+manual clock or a different store, and nothing happens at import time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, select
+
+from .clock import Clock, to_iso
+from .db.schema import AgentRow
+from .db.store import Store
+from .errors import NotFound
+from .events import Event, EventBus
+
+
+@dataclass
+class Runtime:
+    home: Path
+    store: Store
+    clock: Clock
+    bus: EventBus
+    # Filled by the engine at open; typed loosely so this module stays a leaf.
+    services: dict[str, Any]
+    # Replaces known secret values with placeholders before any text is stored
+    # (set by the vault once it is unlocked; identity until then).
+    redactor: Callable[[str], str] | None = None
+
+    def redact(self, text: str) -> str:
+        return self.redactor(text) if self.redactor is not None else text
+
+    def now_iso(self) -> str:
+        return to_iso(self.clock.now())
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A write transaction whose recorded events are published after commit."""
+        with self.store.write() as session:
+            session.info["events"] = []
+            yield session
+            events: list[Event] = session.info["events"]
+        for event in events:
+            self.bus.publish(event)
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self.store.read() as session:
+            yield session
+
+
+def agent_row(session: Session, name: str) -> AgentRow:
+    """The agent named `name`, or NotFound with what to do."""
+    row = session.exec(select(AgentRow).where(AgentRow.name == name)).first()
+    if row is None:
+        raise NotFound(
+            f"No agent named {name!r} in this home. List agents with `tapemind agent list` "
+            f"or add it with `tapemind agent add {name}`."
+        )
+    return row

@@ -1,0 +1,29 @@
+"""Normalisation and hashing of text: what counts as "the same" memory."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_SPACE = re.compile(r"\s+")
+_EDGE_PUNCT = " \t\n.。!！?？,，;；:：'\"“”‘’「」()（）[]【】-—…"
+
+
+def normalise(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed, edge punctuation stripped.
+
+    "Lin prefers tabs." and "  lin prefers TABS " normalise alike; so do the
+    full-width and half-width forms of the same Chinese sentence.
+    """
+    value = unicodedata.normalize("NFKC", text).casefold()
+    value = _SPACE.sub(" ", value).strip(_EDGE_PUNCT)
+    return value
+
+
+def memory_hash(text: str) -> str:
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+def entry_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
