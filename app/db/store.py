@@ -103,35 +103,46 @@ class Store:
 
     # -- schema -----------------------------------------------------------------
 
-    def schema_version(self) -> int:
+    def _applied(self) -> set[int]:
         with self.engine.connect() as conn:
             exists = conn.execute(
                 text("SELECT name FROM sqlite_master WHERE type='table' AND name='migrations'")
                 if self.is_sqlite
                 else text(
-                    "SELECT table_name FROM information_schema.tables WHERE table_name='migrations'"
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_name='migrations'"
                 )
             ).first()
-            if exists is None:
-                return 0
-            value = conn.execute(text("SELECT max(id) FROM migrations")).scalar()
+            applied = (
+                {int(r[0]) for r in conn.execute(text("SELECT id FROM migrations"))}
+                if exists is not None
+                else set()
+            )
             conn.rollback()
-            return int(value or 0)
+            return applied
+
+    def schema_version(self) -> int:
+        """The newest migration applied to this database (0 for a new one)."""
+        return max(self._applied(), default=0)
 
     def upgrade(self, applied_at: str) -> list[int]:
-        """Apply every migration newer than the database; returns their numbers.
+        """Apply every known migration the database lacks; returns their numbers.
 
-        Raises HomeError when the database is newer than this version of Tapemind.
+        Migrations are tracked one by one (not by the highest number), so a
+        migration merged late with a lower number is still applied. Raises
+        HomeError when the database records a migration this version lacks:
+        it was written by a newer Tapemind.
         """
-        current = self.schema_version()
-        if current > latest():
+        unknown = self._applied() - set(MIGRATIONS)
+        if unknown:
             raise HomeError(
-                f"This home's database has schema {current}, but this Tapemind knows "
+                f"This home's database has schema {max(unknown)}, but this Tapemind knows "
                 f"schema {latest()} at most: it was written by a newer version. "
                 "Upgrade tapemind (pip install -U tapemind) to open it; nothing was changed."
             )
+        done_before = self._applied()
         applied: list[int] = []
-        for number in sorted(n for n in MIGRATIONS if n > current):
+        for number in sorted(n for n in MIGRATIONS if n not in done_before):
             name, fn = MIGRATIONS[number]
             with self.engine.connect() as conn:
                 conn = conn.execution_options(**{_WRITE: True})
