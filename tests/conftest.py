@@ -13,8 +13,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # chromadb must never phone home, in tests as in the product.
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
-from app import Engine  # noqa: E402
-from app.clock import ManualClock  # noqa: E402
+from app import Engine
+from app.clock import ManualClock
 
 
 @pytest.fixture(autouse=True)
