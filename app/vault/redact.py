@@ -21,6 +21,7 @@ Decisions, with the reasons:
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import math
 import re
@@ -137,31 +138,34 @@ _LABEL_EN = (
 _LABEL_ZH = r"密码|口令|密钥|秘钥|私钥|令牌|访问令牌|授权码|验证码"
 # "password=…", "password: …", "密码：…", "密码 = …": an explicit assignment.
 _ASSIGNED = re.compile(
-    rf"(?i)(?:\b(?:{_LABEL_EN})\b|{_LABEL_ZH})[\"']?\s*(?:[:=：]|=>)\s*[\"']?([\x21-\x7e]+)"
+    rf"(?i)(?:(?<![a-z])(?:{_LABEL_EN})(?![a-z])|{_LABEL_ZH})"
+    r"[\"']?\s*(?:[:=：]|=>)\s*[\"']?([\x21-\x7e]+)"
 )
 # "the password is …", "密码是…", "密码为…": prose, so the value must look like one.
 _STATED = re.compile(
-    rf"(?i)(?:\b(?:{_LABEL_EN})\s+is|(?:{_LABEL_ZH})\s*(?:是|为))\s*([\x21-\x7e]+)"
+    rf"(?i)(?:(?<![a-z])(?:{_LABEL_EN})\s+is|(?:{_LABEL_ZH})\s*(?:是|为))\s*([\x21-\x7e]+)"
 )
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:[<{$*%\[(]|x{3,}|\.{3}|none|null|nil|true|false|undefined|required|"
     r"optional|changeme|example|your[_-]|redacted|hidden|secret$|password$|env\b)"
 )
-_TOKEN = re.compile(r"(?<![A-Za-z0-9_+=\-])[A-Za-z0-9_+=\-]{32,}(?![A-Za-z0-9_+=\-])")
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_+/=\-])[A-Za-z0-9_+/=\-]{32,}(?![A-Za-z0-9_+/=\-])")
 _HEX_ONLY = re.compile(r"^[0-9a-fA-F\-]+$")
-MIN_TOKEN_ENTROPY = 4.2  # bits per character; random base62 of 32+ chars is about 4.7
+MIN_TOKEN_ENTROPY = 4.0  # bits per character; random base62 of 32+ chars is about 4.7
+MIN_CLASS_SWITCHES = 0.4
 
 
 def find_credentials(text: str) -> list[CredentialHit]:
-    """Return every credential-looking span in ``text``, by position."""
-    hits = list(_iter_hits(text))
-    hits.sort(key=lambda hit: (hit.start, -hit.end))
+    """Return every credential-looking span in ``text``, by position.
+
+    Where spans overlap, the most specific kind wins ("OpenAI-style API key" over
+    "password" for ``api_key=sk-…``), then the earliest and widest.
+    """
     kept: list[CredentialHit] = []
-    for hit in hits:  # drop spans inside an earlier, wider hit
-        if kept and hit.start < kept[-1].end:
-            continue
-        kept.append(hit)
-    return kept
+    for hit in _iter_hits(text):  # yielded from most to least specific
+        if not any(hit.start < other.end and other.start < hit.end for other in kept):
+            kept.append(hit)
+    return sorted(kept, key=lambda hit: hit.start)
 
 
 def looks_like_credential(text: str) -> str | None:
@@ -198,14 +202,24 @@ def _plausible_password(value: str, *, strict: bool) -> bool:
 def _random_looking(token: str) -> bool:
     if _HEX_ONLY.match(token):
         return False  # git commit ids, digests, UUIDs: see the module docstring
-    classes = sum(
-        (
-            any(c.isupper() for c in token),
-            any(c.islower() for c in token),
-            any(c.isdigit() for c in token),
-        )
-    )
-    return classes == 3 and _entropy(token) >= MIN_TOKEN_ENTROPY
+    segments = token.split("/")
+    if len(segments) > 2 and len(token) / len(segments) < 10:
+        return False  # a path; in base64 a "/" comes about once in 64 characters
+    kinds = [_char_class(c) for c in token]
+    if not {"upper", "lower", "digit"} <= set(kinds):
+        return False
+    # Identifiers (CamelCase, snake_case) switch character class only at word
+    # boundaries; random tokens switch at about 60% of positions.
+    switches = sum(a != b for a, b in itertools.pairwise(kinds)) / (len(token) - 1)
+    return switches >= MIN_CLASS_SWITCHES and _entropy(token) >= MIN_TOKEN_ENTROPY
+
+
+def _char_class(c: str) -> str:
+    if c.isdigit():
+        return "digit"
+    if c.isupper():
+        return "upper"
+    return "lower" if c.islower() else "symbol"
 
 
 def _entropy(token: str) -> float:
