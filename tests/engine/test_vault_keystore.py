@@ -44,6 +44,10 @@ class DictKeyring(KeyringBackend):
     """An in-memory keyring backend (what the autouse fixture will install)."""
 
     priority = 1  # type: ignore[assignment]
+    # Every KeyringBackend subclass registers itself with keyring; without this,
+    # keyring.get_keyring() would chain it in front of a real Secret Service in the
+    # same process (test_keyring_real). It is only ever injected explicitly.
+    viable = False  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__()
