@@ -103,28 +103,23 @@ class PassphraseKeyStore:
     def load_key(self) -> bytes:
         """Unlock and return the vault key, asking for the passphrase once per object.
 
+        The file is read on every call, so a key rotated by another process is picked
+        up (with the KEK kept from the last unlock, without asking again).
+
         Raises:
             KeyMissing: no key file. VaultLocked: no passphrase available.
             WrongPassphrase: the verifier rejects the passphrase.
             KeyCorrupt: the file is unreadable or the wrapped key fails authentication.
         """
-        if self._key is not None:
-            return self._key
         doc = self._read()
-        kdf = doc["kdf"]
-        passphrase, source = self._passphrase("unlock")
-        kek = _derive(passphrase, kdf)
-        try:
-            marker = _open(kek, doc["verifier"], _VERIFIER_AAD)
-        except InvalidTag:
-            marker = None
-        except ValueError:  # a nonce of impossible length: the file was edited
-            raise KeyCorrupt(f"{self.params_path}: the verifier is damaged") from None
-        if marker != _VERIFIER_MARKER:
-            raise WrongPassphrase(
-                f"the passphrase {source} does not unlock {self.params_path}; "
-                "nothing was changed. Try again with the passphrase set for this vault"
-            )
+        if self._key is not None and key_id(self._key).hex() == doc.get("key_id"):
+            return self._key
+        if self._kek is not None and self._kek[0] == doc["kdf"]:
+            kek = self._kek[1]
+        else:
+            passphrase, source = self._passphrase("unlock")
+            kek = _derive(passphrase, doc["kdf"])
+            self._check_verifier(kek, doc, source)
         try:
             key = _open(kek, doc["wrapped_key"], _WRAP_AAD)
         except (InvalidTag, ValueError):
@@ -134,22 +129,26 @@ class PassphraseKeyStore:
                 f"{self.params_path}: the passphrase is right but the wrapped vault key "
                 "is damaged; restore this file from a backup"
             )
-        self._kek = (kdf, kek)
+        self._kek = (doc["kdf"], kek)
         self._key = key
         return key
 
     def store_key(self, key: bytes) -> None:
         """Wrap ``key`` and write the key file atomically (0600).
 
-        Reuses the passphrase of the last unlock; asks with purpose ``"create"`` when
-        this object has not unlocked anything yet.
+        Reuses the passphrase of the last unlock. An existing file is unlocked first
+        (its passphrase is checked), so a key file is never replaced by someone who
+        cannot open it; with no file, asks with purpose ``"create"``.
 
         Raises:
-            VaultLocked: no passphrase available. PassphraseRejected: too short.
+            VaultLocked, WrongPassphrase: an existing file cannot be unlocked.
+            PassphraseRejected: a new passphrase is too short.
             OSError: the file cannot be written (the old file is then unchanged).
         """
         if len(key) != KEY_BYTES:
             raise ValueError(f"a vault key is {KEY_BYTES} bytes")
+        if self._kek is None and self.params_path.exists():
+            self.load_key()
         if self._kek is None:
             passphrase, _ = self._passphrase("create")
             self._kek = self._new_kek(passphrase)
@@ -176,6 +175,19 @@ class PassphraseKeyStore:
         self._kek = None
 
     # -- internals ------------------------------------------------------------
+
+    def _check_verifier(self, kek: bytes, doc: Mapping[str, Any], source: str) -> None:
+        try:
+            marker = _open(kek, doc["verifier"], _VERIFIER_AAD)
+        except InvalidTag:
+            marker = None
+        except ValueError:  # a nonce of impossible length: the file was edited
+            raise KeyCorrupt(f"{self.params_path}: the verifier is damaged") from None
+        if marker != _VERIFIER_MARKER:
+            raise WrongPassphrase(
+                f"the passphrase {source} does not unlock {self.params_path}; "
+                "nothing was changed. Try again with the passphrase set for this vault"
+            )
 
     def _passphrase(self, purpose: PassphrasePurpose) -> tuple[str, str]:
         environ = os.environ if self._environ is None else self._environ

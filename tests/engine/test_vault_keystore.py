@@ -350,3 +350,47 @@ def test_a_keyring_home_without_its_keyring_is_not_given_a_new_passphrase(
 ) -> None:
     with pytest.raises(KeyringUnavailable, match="this home's vault key is in the OS keyring"):
         choose_keystore(tmp_path, "h", backend=fail.Keyring(), recorded_kind="keyring")
+
+
+def test_an_existing_key_file_is_not_replaced_without_its_passphrase(tmp_path: Path) -> None:
+    path = tmp_path / "vault-key.json"
+    _pp_store(path).store_key(key := new_key())
+    before = path.read_bytes()
+    with pytest.raises(WrongPassphrase):
+        _pp_store(path, "someone else's passphrase").store_key(new_key())
+    assert path.read_bytes() == before
+    assert _pp_store(path).load_key() == key
+
+
+def test_a_key_rotated_by_another_process_is_picked_up_without_asking(tmp_path: Path) -> None:
+    path, asked = tmp_path / "vault-key.json", []
+
+    def provider(purpose: str) -> str:
+        asked.append(purpose)
+        return "correct horse 电池"
+
+    _pp_store(path).store_key(new_key())
+    app_side = _pp_store(path, None, passphrase_provider=provider)
+    app_side.load_key()
+    _pp_store(path).store_key(rotated := new_key())  # the CLI's rotate-key
+    assert app_side.load_key() == rotated
+    assert asked == ["unlock"]
+
+
+def test_a_failed_write_leaves_the_old_key_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "vault-key.json"
+    _pp_store(path).store_key(key := new_key())
+    before = path.read_bytes()
+
+    def power_cut(_src: object, _dst: object) -> None:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr("app.vault.atomic.os.replace", power_cut)
+    with pytest.raises(OSError, match="no space left"):
+        _pp_store(path).store_key(new_key())
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["vault-key.json"]
+    assert _pp_store(path).load_key() == key
