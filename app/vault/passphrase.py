@@ -9,6 +9,8 @@ stores work the same everywhere); the passphrase only wraps it. The key file (JS
 - ``verifier``: AES-GCM of a fixed marker under the KEK. It tells a wrong passphrase
   (verifier fails) from a damaged file (verifier passes, wrapped key fails).
 - ``wrapped_key``: AES-GCM of the vault key under the KEK.
+- ``key_id``: the vault key's fingerprint (``cipher.key_id``), so a process notices a
+  key rotated by another one.
 
 The passphrase comes from ``TAPEMIND_VAULT_PASSPHRASE`` when set, else from the
 provider callable (the CLI prompts). It is never stored and never cached; the derived
