@@ -45,7 +45,8 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
             continue
         thread = str(record["thread"])
         kind = record.get("kind") or "message"
-        role: str = _ROLE_ALIASES.get(record["role"], record["role"])
+        raw_role: str = record["role"]
+        role = _ROLE_ALIASES.get(raw_role, raw_role)
         text: str = record["text"]
         if record.get("turn") not in (None, ""):
             turn = str(record["turn"])
