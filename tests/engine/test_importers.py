@@ -44,23 +44,23 @@ def test_claude_code_session_maps_blocks_to_entries() -> None:
 
     assert kinds(batch) == Counter(
         {
-            ("message", "user"): 5,
+            ("message", "user"): 6,
             ("message", "assistant"): 5,
             ("event", "system"): 4,  # title, caveat, command output, interruption
             ("event", "assistant"): 1,  # thinking
-            ("tool_call", "assistant"): 3,
-            ("tool_result", "tool"): 3,
+            ("tool_call", "assistant"): 4,
+            ("tool_result", "tool"): 4,
             ("anchor", "system"): 1,
             ("compact", "system"): 1,
         }
     )
     assert batch.threads == 2  # the session and its sub-agent
-    assert [p.line for p in batch.problems] == [11, 24]
+    assert [p.line for p in batch.problems] == [11, 26]
     assert all(p.path and p.path.endswith(f"{CLAUDE_SESSION}.jsonl") for p in batch.problems)
     bash = by_text(batch, "42:def list_entries(ctx, limit):")
     assert bash.meta["tool"] == "Bash" and bash.meta["call_id"] == "toolu_01"
     edit_error = [e for e in batch.entries if e.meta.get("is_error")]
-    assert [e.meta["tool"] for e in edit_error] == ["Edit"]
+    assert [e.meta["tool"] for e in edit_error] == ["Edit", "Bash"]
     assert by_text(batch, "/model opus").meta["command"] == "/model"
 
 
@@ -68,7 +68,7 @@ def test_claude_code_turns_open_at_real_user_input_only() -> None:
     batch = parse_history("claude-code", HISTORIES / "claude-code")
     main = [e for e in batch.entries if e.thread == CLAUDE_SESSION]
 
-    openers = [e.text for e in main if e.kind == "message" and e.role == "user"]
+    openers = [e.text for e in main if e.kind == "message" and e.role == "user"][:-1]
     turns_in_order = list(dict.fromkeys(e.turn for e in main))
     assert turns_in_order == [f"{CLAUDE_SESSION}:{n}" for n in range(5)]
     assert openers == [
@@ -82,8 +82,11 @@ def test_claude_code_turns_open_at_real_user_input_only() -> None:
     for kind in ("tool_call", "tool_result", "anchor", "compact"):
         assert any(e.turn == chinese_turn and e.kind == kind for e in main)
     last = [e for e in main if e.turn == f"{CLAUDE_SESSION}:4"]
-    assert [e.kind for e in last] == ["message", "tool_call", "tool_result", "message"]
-    assert last[-1].text == "全部 12 个测试都通过了。"
+    loop = ["tool_call", "tool_result", "message"]
+    assert [e.kind for e in last] == ["message", *loop, *loop]
+    assert last[3].text == "全部 12 个测试都通过了。"
+    # Words typed while refusing a tool call answer inside the loop; they open no turn.
+    assert (last[-1].role, last[-1].text) == ("user", "不要删 build，先问我。")
     sub = [e for e in batch.entries if e.thread != CLAUDE_SESSION]
     assert {e.thread for e in sub} == {f"{CLAUDE_SESSION}/a7c1"}
     assert [e.turn for e in sub] == [f"{CLAUDE_SESSION}/a7c1:1"] * 2
