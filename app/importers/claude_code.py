@@ -57,38 +57,58 @@ class _Session:
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     """Read one Claude Code session file into ``sink``."""
     session = _Session(path)
-    records = list(iter_json_lines(path, sink))
-    for _n, _raw, record in records:
-        if isinstance(record, dict) and as_str(record.get("sessionId")):
-            session.fallback_thread = record["sessionId"]
-            break
-    for number, raw, record in records:
-        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-            sink.problem(number, "not a Claude Code record (no 'type'); skipped")
-            continue
-        kind = record["type"]
-        if kind in ("user", "assistant"):
-            if not isinstance(record.get("message"), dict):
-                sink.problem(number, f"{kind} line without a 'message' object; skipped")
+    # Title lines come first and carry no session id: hold them until a line names the session.
+    # Only those are held, so a long file is read in one pass without keeping its records.
+    pending: list[tuple[int, str, Any]] | None = []
+    for number, raw, record in iter_json_lines(path, sink):
+        if pending is not None:
+            if not (isinstance(record, dict) and as_str(record.get("sessionId"))):
+                pending.append((number, raw, record))
                 continue
-            _message_line(number, record, session, sink, turns)
-        elif kind == "summary" and as_str(record.get("summary")):
-            thread = session.fallback_thread
-            sink.add(
-                make_entry(
-                    thread=thread,
-                    turn=turns.current(thread),
-                    kind="event",
-                    role="system",
-                    text=record["summary"],
-                    created_at=None,
-                    source_key=session.keys.key(thread, raw),
-                    meta={"event": "title", "leaf_uuid": as_str(record.get("leafUuid"))},
-                )
+            session.fallback_thread = record["sessionId"]
+            for held in pending:
+                _line(*held, session, sink, turns)
+            pending = None
+        _line(number, raw, record, session, sink, turns)
+    for held in pending or []:
+        _line(*held, session, sink, turns)
+
+
+def _line(
+    number: int,
+    raw: str,
+    record: Any,
+    session: _Session,
+    sink: BatchBuilder,
+    turns: TurnCounter,
+) -> None:
+    """Map one parsed line; problems name the line."""
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        sink.problem(number, "not a Claude Code record (no 'type'); skipped")
+        return
+    kind = record["type"]
+    if kind in ("user", "assistant"):
+        if not isinstance(record.get("message"), dict):
+            sink.problem(number, f"{kind} line without a 'message' object; skipped")
+            return
+        _message_line(number, record, session, sink, turns)
+    elif kind == "summary" and as_str(record.get("summary")):
+        thread = session.fallback_thread
+        sink.add(
+            make_entry(
+                thread=thread,
+                turn=turns.current(thread),
+                kind="event",
+                role="system",
+                text=record["summary"],
+                created_at=None,
+                source_key=session.keys.key(thread, raw),
+                meta={"event": "title", "leaf_uuid": as_str(record.get("leafUuid"))},
             )
-        elif kind == "system":
-            _system_line(number, record, session, sink, turns)
-        # Other types are the tool's own book-keeping, not conversation.
+        )
+    elif kind == "system":
+        _system_line(record, session, sink, turns)
+    # Other types are the tool's own book-keeping, not conversation.
 
 
 def _thread(record: dict[str, Any], session: _Session) -> str:
@@ -243,7 +263,6 @@ def _result_text(content: Any) -> str:
 
 
 def _system_line(
-    number: int,
     record: dict[str, Any],
     session: _Session,
     sink: BatchBuilder,

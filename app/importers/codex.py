@@ -63,13 +63,15 @@ class _Rollout:
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     """Read one Codex rollout file into ``sink``."""
     rollout = _Rollout(path)
-    records = list(iter_json_lines(path, sink))
-    # First pass: the texts the response items carry, so event copies can be told apart.
-    for _n, _raw, record in records:
+    # First pass: the texts the response items carry, so event copies can be told apart. The
+    # file is read twice rather than held parsed: millions of live JSON objects make Python's
+    # cyclic garbage collector, not parsing, the cost of a long rollout. The second pass
+    # reports the problems.
+    for _n, _raw, record in iter_json_lines(path, BatchBuilder()):
         item = _response_item(record)
         if item is not None and item.get("type") == "message":
             rollout.item_texts.add((str(item.get("role")), _content_text(item).strip()))
-    for number, raw, record in records:
+    for number, raw, record in iter_json_lines(path, sink):
         if not isinstance(record, dict):
             sink.problem(number, "not a JSON object; skipped")
             continue
