@@ -104,14 +104,19 @@ def _main_branch(mapping: dict[str, Any], current: Any) -> list[str]:
             path.append(node_id)
             node_id = nodes[node_id].get("parent")
         return path[::-1]
-    roots = [k for k, v in nodes.items() if v.get("parent") not in nodes]
+    roots = [k for k, v in nodes.items() if not _is_node(v.get("parent"), nodes)]
     path = []
     node_id = roots[0] if roots else None
     while node_id is not None and node_id not in path:
         path.append(node_id)
-        children = [c for c in nodes[node_id].get("children") or [] if c in nodes]
-        node_id = children[-1] if children else None
+        children = nodes[node_id].get("children")
+        known = [c for c in children if _is_node(c, nodes)] if isinstance(children, list) else []
+        node_id = known[-1] if known else None
     return path
+
+
+def _is_node(value: Any, nodes: dict[str, Any]) -> bool:
+    return isinstance(value, str) and value in nodes
 
 
 def _check(message: Any) -> str | None:

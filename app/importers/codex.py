@@ -84,7 +84,8 @@ def _response_item(record: Any) -> dict[str, Any] | None:
     payload = record.get("payload")
     if record.get("type") == "response_item" and isinstance(payload, dict):
         return payload
-    if "payload" not in record and record.get("type") in _BARE_ITEM_TYPES:
+    bare_type = record.get("type")
+    if "payload" not in record and isinstance(bare_type, str) and bare_type in _BARE_ITEM_TYPES:
         return record
     return None
 
@@ -226,7 +227,7 @@ def _event(
         if text is None or (role, text.strip()) in rollout.item_texts:
             return  # a copy of a response item
         _emit(rollout, sink, turns, raw, "message", role, text, when, opens_turn=role == "user")
-    elif etype in _KEPT_EVENTS:
+    elif isinstance(etype, str) and etype in _KEPT_EVENTS:
         text = next(
             (payload[k] for k in ("message", "reason", "thread_name") if as_str(payload.get(k))),
             str(etype).replace("_", " "),

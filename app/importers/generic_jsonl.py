@@ -2,7 +2,8 @@
 
 ``kind`` defaults to ``message``. Without ``turn``, a new turn starts at each user message of
 the thread. ``time`` is ISO-8601 (no zone means UTC) or Unix seconds/milliseconds. ``id``, when
-given, makes the source key (``jsonl:<id>``); otherwise the key is a hash of the entry's fields.
+given, makes the source key (``jsonl:<thread>:<id>``); otherwise the key is a hash of the
+entry's fields.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
             turn = turns.current(thread)
         created_at = parse_time(record.get("time"))
         if record.get("id") not in (None, ""):
-            key = f"jsonl:{record['id']}"
+            key = f"jsonl:{thread}:{record['id']}"
         else:
             fields = [thread, record.get("turn"), kind, role, text, record.get("time")]
             key = keys.key(thread, json_text(fields))
@@ -88,7 +89,7 @@ def _check(record: dict[str, Any]) -> str | None:
     if not isinstance(record.get("text"), str):
         return "missing 'text'"
     kind = record.get("kind")
-    if kind is not None and kind not in KINDS:
+    if kind is not None and (not isinstance(kind, str) or kind not in KINDS):
         return f"'kind' must be one of {', '.join(sorted(KINDS))}"
     if record.get("time") is not None and parse_time(record["time"]) is None:
         return "'time' is not an ISO-8601 time or a Unix timestamp"

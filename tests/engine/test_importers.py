@@ -187,6 +187,38 @@ def test_chatgpt_export_follows_the_current_branch() -> None:
     assert "conversation 2" in batch.problems[1].message
 
 
+def test_chatgpt_without_current_node_follows_the_latest_answers(tmp_path: Path) -> None:
+    export = json.loads((HISTORIES / "chatgpt" / "conversations.json").read_text("utf-8"))
+    del export[0]["current_node"]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(export[:1]), "utf-8")
+    texts = [e.text for e in parse_history("chatgpt", path).entries]
+    assert texts[-1] == "The mean price is 4.2."
+    assert "The mean is about 4.2 (first draft)." not in texts
+
+
+def test_codex_fork_keeps_its_own_thread(tmp_path: Path) -> None:
+    fork, parent = "0199ffff-0000-7000-8000-000000000001", CODEX_NEW
+    lines = [
+        {"type": "session_meta", "payload": {"id": fork, "forked_from_id": parent}},
+        {"type": "session_meta", "payload": {"id": parent}},
+        {
+            "timestamp": "2026-03-05T01:00:00Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "换个思路试试"}],
+            },
+        },
+    ]
+    path = tmp_path / f"rollout-2026-03-05T01-00-00-{fork}.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), "utf-8")
+    [entry] = parse_history("codex", path).entries
+    assert (entry.thread, entry.turn) == (fork, f"{fork}:1")
+    assert entry.meta["forked_from"] == parent
+
+
 def test_chatgpt_truncated_export_is_a_problem_with_its_line() -> None:
     batch = parse_history("chatgpt", HISTORIES / "chatgpt-broken")
     assert batch.entries == () and batch.threads == 0
@@ -208,7 +240,7 @@ def test_generic_jsonl_entries_turns_and_times() -> None:
         ("message", "user", "chat-42:2"),
         ("message", "assistant", "chat-42:2"),
     ]
-    assert chat[0].source_key == "jsonl:g1"
+    assert chat[0].source_key == "jsonl:chat-42:g1"
     assert chat[1].meta["tool"] == "grep"
     # "+08:00", Unix seconds and Unix milliseconds all become aware UTC times.
     assert chat[3].created_at == datetime(2026, 1, 5, 10, 0, 3, tzinfo=UTC)
@@ -319,3 +351,53 @@ def test_malformed_input_is_never_fatal(tmp_path: Path, fmt: str, lines: list[by
     batch = parse_history(fmt, path)
     assert all(e.kind in KINDS and e.role in ROLES and e.source_key for e in batch.entries)
     assert all(p.message for p in batch.problems)
+
+
+_node_id = st.sampled_from(["r", "a", "b", "c"])
+_chatgpt_message = st.fixed_dictionaries(
+    {
+        "id": st.text(max_size=3),
+        "author": st.one_of(
+            st.none(), st.fixed_dictionaries({"role": st.sampled_from(["user", "tool", "x"])})
+        ),
+        "content": st.one_of(
+            st.none(),
+            st.fixed_dictionaries(
+                {
+                    "content_type": st.sampled_from(["text", "code", "thoughts", "x"]),
+                    "parts": st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=2),
+                }
+            ),
+        ),
+        "recipient": st.one_of(st.none(), st.text(max_size=3), st.integers()),
+        "create_time": st.one_of(st.none(), st.floats(), st.text(max_size=4)),
+    }
+)
+_chatgpt_conversation = st.fixed_dictionaries(
+    {
+        "id": st.one_of(st.text(max_size=3), st.integers()),
+        "current_node": st.one_of(_node_id, st.none(), st.lists(_node_id, max_size=1)),
+        "mapping": st.dictionaries(
+            _node_id,
+            st.fixed_dictionaries(
+                {
+                    "parent": st.one_of(_node_id, st.none(), st.lists(_node_id, max_size=1)),
+                    "children": st.one_of(st.lists(_node_id, max_size=3), st.integers()),
+                    "message": st.one_of(st.none(), _chatgpt_message),
+                }
+            ),
+            max_size=4,
+        ),
+    }
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(conversations=st.lists(_chatgpt_conversation, max_size=3))
+def test_odd_chatgpt_trees_are_never_fatal(tmp_path: Path, conversations: list[object]) -> None:
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(conversations), "utf-8")
+    batch = parse_history("chatgpt", path)
+    assert len({e.source_key for e in batch.entries}) == len(batch.entries)
