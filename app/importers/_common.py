@@ -7,7 +7,6 @@ import json
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from app.importers.model import ImportBatch, ImportedEntry, ImportProblem
@@ -184,7 +183,7 @@ def make_entry(
         text=text,
         created_at=created_at,
         source_key=source_key,
-        meta=MappingProxyType(clean),
+        meta=clean,  # a plain dict, so json.dumps(entry.meta) works as is
     )
 
 

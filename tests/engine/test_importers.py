@@ -259,6 +259,8 @@ def test_parsing_twice_gives_the_same_keys_and_keys_are_unique(fmt: str, name: s
     assert len(set(keys)) == len(keys)
     assert [e.turn for e in first.entries] == [e.turn for e in second.entries]
     assert all(k.startswith(f"{fmt}:") for k in keys)
+    # meta is small and JSON-safe, ready to store as it is.
+    assert all(len(json.dumps(e.meta, ensure_ascii=False)) < 2000 for e in first.entries)
 
 
 @pytest.mark.parametrize(("fmt", "name"), CASES)
@@ -401,3 +403,14 @@ def test_odd_chatgpt_trees_are_never_fatal(tmp_path: Path, conversations: list[o
     path.write_text(json.dumps(conversations), "utf-8")
     batch = parse_history("chatgpt", path)
     assert len({e.source_key for e in batch.entries}) == len(batch.entries)
+
+
+def test_chatgpt_export_with_bad_bytes_is_read_with_a_problem(tmp_path: Path) -> None:
+    data = (HISTORIES / "chatgpt" / "conversations.json").read_bytes()
+    marker = "再给一个更文学的版本。".encode()
+    path = tmp_path / "conversations.json"
+    path.write_bytes(data.replace(marker, marker[:-1] + b"\xff"))  # break one character
+    batch = parse_history("chatgpt", path)
+    assert len(batch.entries) == 10
+    bad = [p for p in batch.problems if "UTF-8" in p.message]
+    assert len(bad) == 1 and bad[0].line == data[: data.index(marker)].count(b"\n") + 1
