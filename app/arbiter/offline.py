@@ -1,0 +1,158 @@
+"""The default arbiter: deterministic rules over similarity and a few text features, no model.
+
+It first finds the neighbour closest to the candidate (embedder cosine blended with its own
+character n-gram overlap, so unembedded neighbours still count), then reads how the two texts
+differ: a negation on one side only, numbers/versions/dates that changed, a different value for
+the same subject, change markers ("switched to", "改用"), refinement markers ("also", "另外").
+When the evidence is thin it says `add` or `conflict`, never an overwrite.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.arbiter.base import Action, Candidate, Decision, Neighbour
+from app.arbiter.features import TextFeatures, align, analyse, lexical_similarity
+
+_SEPARATOR = re.compile(r"[,;，；。:：]")
+
+
+@dataclass(frozen=True)
+class _Match:
+    neighbour: Neighbour
+    features: TextFeatures
+    lexical: float
+    closeness: float
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+class OfflineArbiter:
+    """Rule-based arbiter (name "offline"); thresholds are attributes so callers can tune them."""
+
+    name = "offline"
+
+    # closeness below this: the candidate is about something else
+    related: float = 0.45
+    # closeness at or above this, with no difference found: same meaning
+    same: float = 0.80
+    # share of the target's content the candidate must repeat to count as a refinement
+    refine_cover: float = 0.6
+
+    def decide(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+        """Decide `add`, `update`, `supersede`, `duplicate` or `conflict` with a readable reason."""
+        cand = analyse(candidate.text)
+        best = self._closest(cand, neighbours)
+        if best is None:
+            return self._decision("add", None, "no existing memory to compare with")
+        n = best.neighbour
+        scores = (
+            f"{n.id}: closeness {best.closeness:.2f} (cosine {_fmt(n.similarity)}, "
+            f"lexical {best.lexical:.2f}, full-text {_fmt(n.fulltext_score)})"
+        )
+        if best.closeness < self.related and not (
+            cand.change and best.closeness >= self.related - 0.12 and best.lexical > 0.2
+        ):
+            return self._decision("add", None, f"nothing close enough; nearest is {scores}")
+        return self._relate(cand, best, scores)
+
+    def closeness(self, cand: TextFeatures, neighbour: Neighbour) -> tuple[float, float]:
+        """(closeness, lexical) of a neighbour: cosine blended with n-gram overlap."""
+        target = analyse(neighbour.text)
+        lexical = lexical_similarity(cand, target)
+        return self._blend(neighbour, lexical), lexical
+
+    def _blend(self, neighbour: Neighbour, lexical: float) -> float:
+        parts = [min(1.0, lexical * 1.6)]
+        if neighbour.similarity is not None:
+            parts.append(neighbour.similarity)
+        if neighbour.fulltext_score is not None:
+            parts.append(neighbour.fulltext_score * 0.9)
+        return (
+            sum(parts) / len(parts)
+            if neighbour.similarity is None
+            else (0.65 * neighbour.similarity + 0.35 * parts[0])
+        )
+
+    def _closest(self, cand: TextFeatures, neighbours: Sequence[Neighbour]) -> _Match | None:
+        best: _Match | None = None
+        for n in neighbours:
+            feats = analyse(n.text)
+            lexical = lexical_similarity(cand, feats)
+            score = self._blend(n, lexical)
+            if best is None or score > best.closeness:
+                best = _Match(n, feats, lexical, score)
+        return best
+
+    def _relate(self, cand: TextFeatures, best: _Match, scores: str) -> Decision:
+        tgt = best.features
+        tid = best.neighbour.id
+        al = align(best.neighbour.text, cand.text)
+        only_cand = cand.content - tgt.content
+        numbers_changed = bool(cand.numbers and tgt.numbers and cand.numbers != tgt.numbers)
+        # a number counts only when the rest of the sentence is about the same thing
+        numbers_changed = numbers_changed and min(al.shared_a, al.shared_b) >= 0.5
+        negation_flip = cand.negated != tgt.negated
+        # "X, ideally no slides" refines X: judge negation on the first clause only
+        head = analyse(_SEPARATOR.split(cand.text, maxsplit=1)[0])
+        if (
+            negation_flip
+            and head.negated == tgt.negated
+            and align(best.neighbour.text, head.text).shared_a >= 0.8
+        ):
+            negation_flip = False
+        substituted = bool(al.substitutions) and min(al.shared_a, al.shared_b) >= 0.5
+        change = cand.change and not tgt.change
+        refines = (
+            al.shared_a >= 0.8
+            and len(cand.content) >= len(tgt.content) + 2
+            and al.inserted_b >= 3
+            and (
+                cand.refine
+                or bool(_SEPARATOR.search(cand.text.rstrip("。. ")))
+                or al.inserted_b >= 5
+            )
+            and tgt.numbers <= cand.numbers
+        )
+
+        if change and (only_cand or cand.numbers != tgt.numbers or al.substitutions):
+            what = self._what_changed(numbers_changed, negation_flip, substituted)
+            return self._decision(
+                "supersede",
+                tid,
+                f"the candidate says it changed ({what or 'new wording'}) and replaces {scores}",
+            )
+        if refines and not negation_flip and not substituted:
+            return self._decision(
+                "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
+            )
+        if numbers_changed or negation_flip or substituted:
+            what = self._what_changed(numbers_changed, negation_flip, substituted)
+            return self._decision(
+                "conflict", tid, f"{what}, without saying which is current; {scores}"
+            )
+        if refines:
+            return self._decision(
+                "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
+            )
+        if best.closeness >= self.same and not (cand.numbers ^ tgt.numbers) and al.inserted_b <= 2:
+            return self._decision("duplicate", tid, f"same meaning as {scores}")
+        return self._decision("add", None, f"related but says something new; nearest is {scores}")
+
+    @staticmethod
+    def _what_changed(numbers: bool, negation: bool, value: bool) -> str:
+        parts = []
+        if numbers:
+            parts.append("a number, version or date differs")
+        if negation:
+            parts.append("one side negates the other")
+        if value:
+            parts.append("a different value for the same subject")
+        return ", ".join(parts)
+
+    def _decision(self, action: Action, target: int | str | None, reason: str) -> Decision:
+        return Decision(action=action, target_id=target, reason=reason, arbiter=self.name)
