@@ -106,7 +106,7 @@ class Report:
 
     def confusion(self) -> dict[str, dict[str, int]]:
         """Counts indexed [expected][decided] over all five actions."""
-        matrix = {e: dict.fromkeys(ACTIONS, 0) for e in ACTIONS}
+        matrix: dict[str, dict[str, int]] = {e: dict.fromkeys(ACTIONS, 0) for e in ACTIONS}
         for o in self.outcomes:
             matrix[o.case.expected][o.decision.action] += 1
         return matrix

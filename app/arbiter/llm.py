@@ -111,7 +111,7 @@ class LLMArbiter:
         target = self._target(data.get("target"), neighbours)
         if target is None:
             return self._fallback(candidate, neighbours, f"unknown target for {action}")
-        act: Action = action  # type: ignore[assignment]
+        act: Action = action
         return Decision(act, target.id, reason, self.name)
 
     @staticmethod

@@ -139,7 +139,7 @@ class OfflineArbiter:
             return self._decision(
                 "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
             )
-        if best.closeness >= self.same and not (cand.numbers ^ tgt.numbers) and al.inserted_b <= 2:
+        if best.closeness >= self.same and not (cand.numbers ^ tgt.numbers) and al.inserted_b <= 3:
             return self._decision("duplicate", tid, f"same meaning as {scores}")
         return self._decision("add", None, f"related but says something new; nearest is {scores}")
 
