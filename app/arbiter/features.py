@@ -80,6 +80,8 @@ NEGATION_EN = re.compile(
     r"shouldn't|avoid|stop(?:ped)? using|no)\b"
 )
 NEGATION_ZH = re.compile(r"不|没|别|不再|不要|再也|无需|禁止|避免|停用")
+# words that contain 不/没 but deny nothing ("different", "not bad", "quite a few", "constantly")
+_NOT_NEGATION_ZH = re.compile(r"不同|不错|不少|不仅|不断|不久|不过|没错|差不多|不得不")
 CHANGE_EN = re.compile(
     r"\b(now|switched|switch(?:ed)? to|instead|no longer|from now on|moved to|migrated|"
     r"changed|replaced|upgraded|downgraded|renamed|anymore|any more|actually|correction|"
@@ -158,7 +160,9 @@ def analyse(text: str) -> TextFeatures:
         grams=frozenset(_grams(norm)),
         content=frozenset(_content(norm)),
         numbers=frozenset(numbers),
-        negated=bool(NEGATION_EN.search(norm) or NEGATION_ZH.search(norm)),
+        negated=bool(
+            NEGATION_EN.search(norm) or NEGATION_ZH.search(_NOT_NEGATION_ZH.sub("", norm))
+        ),
         change=bool(CHANGE_EN.search(norm) or CHANGE_ZH.search(norm)),
         refine=bool(REFINE_EN.search(norm) or REFINE_ZH.search(norm)),
         cjk=bool(_CJK.search(norm)),
@@ -270,6 +274,9 @@ class Alignment:
     shared_b: float
     substitutions: tuple[tuple[str, str], ...]
     inserted_b: int
+    # tokens only one side has, order ignored; a Chinese character weighs half an English word
+    novel_a: float
+    novel_b: float
 
 
 def align(a: str, b: str) -> Alignment:
@@ -291,4 +298,10 @@ def align(a: str, b: str) -> Alignment:
         shared_b=shared / len(tb) if tb else 0.0,
         substitutions=tuple(subs),
         inserted_b=inserted,
+        novel_a=_weight(set(ta) - set(tb)),
+        novel_b=_weight(set(tb) - set(ta)),
     )
+
+
+def _weight(tokens: set[str]) -> float:
+    return sum(0.5 if _CJK.match(t) else 1.0 for t in tokens)

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.arbiter.base import Action, Candidate, Decision, Neighbour
-from app.arbiter.features import TextFeatures, align, analyse, lexical_similarity
+from app.arbiter.features import (
+    TextFeatures,
+    align,
+    analyse,
+    containment,
+    lexical_similarity,
+)
 
 _SEPARATOR = re.compile(r"[,;，；。:：]")
 
@@ -40,8 +46,6 @@ class OfflineArbiter:
     related: float = 0.45
     # closeness at or above this, with no difference found: same meaning
     same: float = 0.80
-    # share of the target's content the candidate must repeat to count as a refinement
-    refine_cover: float = 0.6
 
     def decide(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
         """Decide `add`, `update`, `supersede`, `duplicate` or `conflict` with a readable reason."""
@@ -60,23 +64,19 @@ class OfflineArbiter:
             return self._decision("add", None, f"nothing close enough; nearest is {scores}")
         return self._relate(cand, best, scores)
 
-    def closeness(self, cand: TextFeatures, neighbour: Neighbour) -> tuple[float, float]:
-        """(closeness, lexical) of a neighbour: cosine blended with n-gram overlap."""
-        target = analyse(neighbour.text)
-        lexical = lexical_similarity(cand, target)
-        return self._blend(neighbour, lexical), lexical
+    @staticmethod
+    def _blend(neighbour: Neighbour, lexical: float) -> float:
+        """Closeness in 0..1: mostly the embedder's cosine, else n-gram and full-text overlap.
 
-    def _blend(self, neighbour: Neighbour, lexical: float) -> float:
-        parts = [min(1.0, lexical * 1.6)]
+        Dice over n-grams runs lower than cosine for the same pair (paraphrases share few
+        n-grams), hence the 1.6 stretch to put both on one scale.
+        """
+        stretched = min(1.0, lexical * 1.6)
         if neighbour.similarity is not None:
-            parts.append(neighbour.similarity)
+            return 0.65 * neighbour.similarity + 0.35 * stretched
         if neighbour.fulltext_score is not None:
-            parts.append(neighbour.fulltext_score * 0.9)
-        return (
-            sum(parts) / len(parts)
-            if neighbour.similarity is None
-            else (0.65 * neighbour.similarity + 0.35 * parts[0])
-        )
+            return (stretched + 0.9 * neighbour.fulltext_score) / 2
+        return stretched
 
     def _closest(self, cand: TextFeatures, neighbours: Sequence[Neighbour]) -> _Match | None:
         best: _Match | None = None
@@ -107,20 +107,34 @@ class OfflineArbiter:
             negation_flip = False
         substituted = bool(al.substitutions) and min(al.shared_a, al.shared_b) >= 0.5
         change = cand.change and not tgt.change
+        marked_clause = bool(_SEPARATOR.search(cand.text.rstrip("。. ")))
         refines = (
             al.shared_a >= 0.8
-            and len(cand.content) >= len(tgt.content) + 2
-            and al.inserted_b >= 3
             and (
-                cand.refine
-                or bool(_SEPARATOR.search(cand.text.rstrip("。. ")))
-                or al.inserted_b >= 5
+                # an explicit "also"/"另外" or a second clause: a little new text is enough
+                (al.novel_b >= 2.5 and (cand.refine or marked_clause))
+                # otherwise the whole memory repeated plus a few words, or a lot of new text
+                or (al.novel_b >= 3 and al.shared_a >= 0.95)
+                or al.novel_b >= 5
             )
             and tgt.numbers <= cand.numbers
         )
 
         if change and (only_cand or cand.numbers != tgt.numbers or al.substitutions):
             what = self._what_changed(numbers_changed, negation_flip, substituted)
+            same_subject = (
+                al.shared_a >= 0.5
+                or containment(tgt.content, cand.content) >= 0.5
+                or best.closeness >= self.same - 0.05
+            )
+            if not (what or same_subject):
+                # it says something changed, but not visibly this memory's subject: ask a person
+                return self._decision(
+                    "conflict",
+                    tid,
+                    f"the candidate says something changed but it is unclear it is this "
+                    f"memory; {scores}",
+                )
             return self._decision(
                 "supersede",
                 tid,
@@ -135,11 +149,11 @@ class OfflineArbiter:
             return self._decision(
                 "conflict", tid, f"{what}, without saying which is current; {scores}"
             )
-        if refines:
-            return self._decision(
-                "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
-            )
-        if best.closeness >= self.same and not (cand.numbers ^ tgt.numbers) and al.inserted_b <= 3:
+        if (
+            best.closeness >= self.same
+            and not (cand.numbers ^ tgt.numbers)
+            and max(al.novel_a, al.novel_b) <= 2
+        ):
             return self._decision("duplicate", tid, f"same meaning as {scores}")
         return self._decision("add", None, f"related but says something new; nearest is {scores}")
 

@@ -2,7 +2,7 @@
 
 The pairs (existing memory, candidate, expected action) are written by hand in cases_en.py and
 cases_zh.py; this script only adds unrelated distractor memories from a hand-written pool,
-shuffles the neighbours, numbers them, and sets every fourth case of each (language, action)
+adds the related same-topic memories listed in RELATED, shuffles the neighbours, numbers them, and sets every fourth case of each (language, action)
 group aside as the holdout. Run: python bench/data/build_decisions.py
 """
 
@@ -20,11 +20,12 @@ import cases_en  # noqa: E402
 import cases_zh  # noqa: E402
 
 
-def build(lang: str, cases: list, pool: list, rng: random.Random) -> list[dict]:
+def build(lang: str, cases: list, pool: list, related: dict, rng: random.Random) -> list[dict]:
     """Turn one language's tuples into JSON-ready cases."""
     out = []
     for expected, category, target, candidate, extra in cases:
         memories = [(category, target, True)]
+        extra = [*extra, *related.get(target, [])]
         memories += [(category, text, False) for text in extra]
         k = rng.randint(0, 8 - len(extra))
         memories += [(c, t, False) for c, t in rng.sample(pool, k)]
@@ -51,7 +52,7 @@ def main() -> None:
     dev, holdout = [], []
     for lang, module in (("en", cases_en), ("zh", cases_zh)):
         seen: dict[str, int] = {}
-        for case in build(lang, module.CASES, module.POOL, rng):
+        for case in build(lang, module.CASES, module.POOL, module.RELATED, rng):
             n = seen.get(case["expected"], 0)
             seen[case["expected"]] = n + 1
             (holdout if n % 4 == 3 else dev).append(case)

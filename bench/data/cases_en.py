@@ -844,3 +844,36 @@ POOL = [
     ("project_fact", "The search service uses OpenSearch 2.11."),
     ("preference", "Ivan wants meeting notes shared within a day."),
 ]
+
+# Related memories on the same topic as an existing memory (keyed by its text): they share words
+# with the candidate but are not what it is about, so the arbiter must pick the right target.
+RELATED = {
+    "User prefers tabs for indentation.": ["User wants a line length of 100 characters."],
+    "Prefers dark mode in every editor.": ["Prefers the JetBrains Mono font in editors."],
+    "The backend runs on Python 3.10.": ["The build scripts need Node 20."],
+    "Alice wants code reviews in the morning.": ["Alice reviews all database migrations."],
+    "User likes answers in bullet points.": ["User likes answers to start with the conclusion."],
+    "The team uses Jira for tickets.": ["The team uses Confluence for design documents."],
+    "Bob prefers being contacted on Slack.": ["Bob is the owner of the deploy scripts."],
+    "The service listens on port 8080.": ["The admin panel listens on port 8081."],
+    "The service listens on port 9000.": ["The admin panel listens on port 8081."],
+    "Frank owns the billing service.": ["Grace owns the notification service."],
+    "Secrets are stored in Vault.": [
+        "API keys for local development are in .env files, never committed."
+    ],
+    "Grace prefers morning standups.": ["Grace prefers async updates on Fridays."],
+    "The frontend uses React.": ["The admin dashboard uses Vue 2."],
+    "Logs are shipped to Elasticsearch.": ["Metrics are scraped by Prometheus."],
+    "The mobile team meets on Mondays.": ["The platform team meets on Thursdays."],
+    "User wants replies in English.": ["User wants code comments written in English."],
+    "The data pipeline runs on Airflow.": ["The ML training jobs run on Kubeflow."],
+    "Always pin chromadb versions.": ["Always pin the mcp SDK version."],
+    "Run migrations before starting the server.": ["Run the linter before pushing."],
+    "The API rate limit is 100 requests per minute.": ["The API timeout is 30 seconds."],
+    "The mobile app targets iOS 15 and above.": ["The mobile app supports Android 8 and above."],
+    "Carol is the tech lead of the payments team.": [
+        "Carol is the product manager of the search team."
+    ],
+    "The user is vegetarian.": ["The user is allergic to shellfish."],
+    "Eve wants PR descriptions to be detailed.": ["Eve wants PR titles in the imperative mood."],
+}

@@ -28,7 +28,7 @@ DISTRACTORS = [
 # (candidate, target text, cosine, expected action) — target id is always "t"
 OFFLINE_CASES = [
     (
-        "User switched to 4 spaces instead of tabs.",
+        "User switched to 4 spaces instead of tabs for indentation.",
         "User prefers tabs for indentation.",
         0.7,
         "supersede",
@@ -73,6 +73,24 @@ def test_offline_decides_each_action_in_both_languages(
     assert decision.target_id == (None if expected == "add" else "t")
     assert decision.arbiter == "offline"
     assert decision.reason
+
+
+def test_offline_change_on_an_unclear_subject_raises_a_conflict_not_an_overwrite() -> None:
+    """'switched to' alone is not enough to replace a memory that is only loosely related."""
+    decision = OFFLINE.decide(
+        Candidate("User changed the default shell to zsh.", "preference"),
+        [*DISTRACTORS, n("t", "User's preferred shell is bash.", 0.63)],
+    )
+    assert (decision.action, decision.target_id) == ("conflict", "t")
+    assert "unclear" in decision.reason
+
+
+def test_offline_picks_the_right_target_among_related_memories() -> None:
+    decision = OFFLINE.decide(
+        Candidate("管理后台现在监听 9001 端口。", "project_fact"),
+        [n("svc", "服务监听 8080 端口。", 0.8), n("admin", "管理后台监听 8081 端口。", 0.85)],
+    )
+    assert (decision.action, decision.target_id) == ("supersede", "admin")
 
 
 def test_offline_works_without_embeddings() -> None:
