@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.arbiter import LLMArbiter, OfflineArbiter
+from app.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
 from app.arbiter.evaluate import evaluate, load_cases
 
 
