@@ -62,7 +62,7 @@ class OfflineArbiter:
             cand.change and best.closeness >= self.related - 0.12 and best.lexical > 0.2
         ):
             return self._decision("add", None, f"nothing close enough; nearest is {scores}")
-        return self._relate(cand, best, scores)
+        return self._relate(cand, candidate.category, best, scores)
 
     @staticmethod
     def _blend(neighbour: Neighbour, lexical: float) -> float:
@@ -88,7 +88,7 @@ class OfflineArbiter:
                 best = _Match(n, feats, lexical, score)
         return best
 
-    def _relate(self, cand: TextFeatures, best: _Match, scores: str) -> Decision:
+    def _relate(self, cand: TextFeatures, category: str, best: _Match, scores: str) -> Decision:
         tgt = best.features
         tid = best.neighbour.id
         al = align(best.neighbour.text, cand.text)
@@ -106,6 +106,8 @@ class OfflineArbiter:
         ):
             negation_flip = False
         substituted = bool(al.substitutions) and min(al.shared_a, al.shared_b) >= 0.5
+        # two outcomes about different things ("fixed the leak in X" / "in Y") are both true
+        outcomes = category == best.neighbour.category == "task_outcome"
         change = cand.change and not tgt.change
         marked_clause = bool(_SEPARATOR.search(cand.text.rstrip("。. ")))
         refines = (
@@ -144,10 +146,19 @@ class OfflineArbiter:
             return self._decision(
                 "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
             )
+        if substituted and outcomes and not (numbers_changed or negation_flip):
+            return self._decision(
+                "add", None, f"another outcome about something else; nearest is {scores}"
+            )
         if numbers_changed or negation_flip or substituted:
             what = self._what_changed(numbers_changed, negation_flip, substituted)
             return self._decision(
                 "conflict", tid, f"{what}, without saying which is current; {scores}"
+            )
+        if al.shared_a >= 0.95 and al.novel_b >= 2:
+            # "prefers tabs" -> "prefers tabs in Go files": a narrower fact, not the same one
+            return self._decision(
+                "add", None, f"repeats the memory with a qualifier; kept both; nearest is {scores}"
             )
         if (
             best.closeness >= self.same

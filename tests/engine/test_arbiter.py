@@ -93,6 +93,22 @@ def test_offline_picks_the_right_target_among_related_memories() -> None:
     assert (decision.action, decision.target_id) == ("supersede", "admin")
 
 
+def test_offline_keeps_a_narrower_fact_beside_the_general_one() -> None:
+    decision = OFFLINE.decide(
+        Candidate("User prefers tabs for indentation in Go files.", "preference"),
+        [n("t", "User prefers tabs for indentation.", 0.77)],
+    )
+    assert decision.action == "add"
+
+
+def test_offline_two_outcomes_about_different_things_are_both_kept() -> None:
+    decision = OFFLINE.decide(
+        Candidate("Fixed the memory leak in the email worker.", "task_outcome"),
+        [n("t", "Fixed the memory leak in the image worker.", 0.84, "task_outcome")],
+    )
+    assert decision.action == "add"
+
+
 def test_offline_works_without_embeddings() -> None:
     """Unembedded neighbours (similarity None) are still compared by their text."""
     decision = OFFLINE.decide(
