@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#/-]*[a-z0-9+#]|[a-z0-9]")
 _NUMBER = re.compile(r"\d+(?:[.:/-]\d+)*")
 _CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万半]+(?=[个点天周月年次人号岁分小时钟%])")
@@ -114,36 +116,37 @@ class TextFeatures:
     cjk: bool
 
 
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
 def normalise(text: str) -> str:
     """Lower-case and fold full-width forms so 'Ｖｉｍ，' and 'vim,' compare equal."""
-    out = []
-    for ch in text.lower():
-        code = ord(ch)
-        if 0xFF01 <= code <= 0xFF5E:
-            ch = chr(code - 0xFEE0)
-        out.append(ch)
-    return "".join(out)
+    return text.translate(_FULL_WIDTH).lower()
 
 
 def _grams(text: str) -> set[str]:
+    """Words (tagged "w:"), padded character trigrams of words, Chinese characters and bigrams.
+
+    The kinds cannot collide untagged (trigrams are ASCII of length 3, Chinese grams are CJK of
+    length 1 or 2), except a three-letter word with its own trigram, hence the one tag.
+    """
     grams: set[str] = set()
     for word in _WORD.findall(text):
         if word in _STOP_EN:
             continue
         grams.add("w:" + word)
         padded = f" {word} "
-        grams.update("c:" + padded[i : i + 3] for i in range(len(padded) - 2))
-    for run in re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]+", text):
-        chars = [c for c in run]
-        grams.update("z:" + c for c in chars if c not in _STOP_ZH)
-        grams.update("b:" + run[i : i + 2] for i in range(len(run) - 1))
+        grams.update([padded[i : i + 3] for i in range(len(padded) - 2)])
+    for run in _CJK_RUN.findall(text):
+        grams.update([c for c in run if c not in _STOP_ZH])
+        grams.update([run[i : i + 2] for i in range(len(run) - 1)])
     return grams
 
 
 def _content(text: str) -> set[str]:
     """Content units: English words minus stop words, Chinese bigrams minus function characters."""
     units = {w for w in _WORD.findall(text) if w not in _STOP_EN and not w.isdigit()}
-    for run in re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]+", text):
+    for run in _CJK_RUN.findall(text):
         kept = "".join(c for c in run if c not in _STOP_ZH)
         units.update(kept[i : i + 2] for i in range(len(kept) - 1))
         if len(kept) == 1:
@@ -151,8 +154,12 @@ def _content(text: str) -> set[str]:
     return units
 
 
+@lru_cache(maxsize=4096)
 def analyse(text: str) -> TextFeatures:
-    """Compute the features of `text` once; comparing two analysed texts is then cheap."""
+    """Compute the features of `text` once; comparing two analysed texts is then cheap.
+
+    Cached: the same active memories are neighbours of many candidates in a row.
+    """
     norm = normalise(text)
     numbers = set(_NUMBER.findall(norm)) | set(_CN_NUMBER.findall(norm))
     return TextFeatures(
