@@ -36,6 +36,14 @@ from .recall import ContextBlock
 from .runtime import Runtime
 from .search import SearchResult
 
+# lifecycle (issue 4)
+from . import conflicts as conflicts_  # noqa: E402, I001
+from . import distill as distill_, forgetting, health as health_  # noqa: E402
+from .conflicts import Conflict  # noqa: E402
+from .distill import DistillReport  # noqa: E402
+from .forgetting import MaintainReport  # noqa: E402
+from .health import HealthSnapshot  # noqa: E402
+
 
 class Engine:
     """One open home. Open with `Engine.open(home)`; close with `close()` or `with`."""
@@ -339,3 +347,52 @@ class Engine:
     def recalls(self, agent: str, *, limit: int = 50) -> list[dict[str, Any]]:
         """Recent recall records of an agent: budget, tokens, counts, latency."""
         return recall.recall_history(self._rt, agent, limit=limit)
+
+    # -- lifecycle (issue 4): conflicts, forgetting, health, distiller ----------
+
+    def conflicts(
+        self, agent: str | None = None, status: str | None = "open", *, limit: int = 100,
+        offset: int = 0,
+    ) -> list[Conflict]:  # fmt: skip
+        """Conflicts, oldest first, with both sides' texts and source entries.
+        `agent` None: all agents; `status` "open", "resolved" or None for both."""
+        return conflicts_.list_(self._rt, agent, status, limit=limit, offset=offset)
+
+    def conflict(self, conflict_id: int) -> Conflict:
+        """One conflict. Raises NotFound."""
+        return conflicts_.get(self._rt, conflict_id)
+
+    def resolve_conflict(self, conflict_id: int, keep: str, text: str | None = None) -> Conflict:
+        """Settle a conflict: keep "old", "new", "both", or "merge" into `text`."""
+        return conflicts_.resolve(self._rt, conflict_id, keep, text)
+
+    def maintain(
+        self, agent: str, as_of: datetime | None = None, dry_run: bool = False
+    ) -> MaintainReport:
+        """Soft-archive weak, long-idle memories (at `as_of`; `dry_run` only lists)."""
+        return forgetting.maintain(self._rt, agent, as_of=as_of, dry_run=dry_run)
+
+    def archived(self, agent: str, limit: int = 50, offset: int = 0) -> list[Memory]:
+        """Archived memories, most recently archived first."""
+        return forgetting.archived(self._rt, agent, limit=limit, offset=offset)
+
+    def restore(self, ids: Sequence[int]) -> list[Memory]:
+        """Archived memories back to active (reinforced); history kept."""
+        return forgetting.restore(self._rt, ids)
+
+    def health(self, agent: str | None = None, save: bool = False) -> HealthSnapshot:
+        """A health snapshot now (agent None: all agents); `save` stores it."""
+        snap = health_.compute(self._rt, agent)
+        if save:
+            health_.save(self._rt, snap)
+        return snap
+
+    def health_history(
+        self, agent: str | None = None, since: datetime | None = None
+    ) -> list[HealthSnapshot]:
+        """Stored snapshots, oldest first (agent None: the all-agents series)."""
+        return health_.history(self._rt, agent, since)
+
+    def distill(self, agent: str, *, max_entries: int | None = None) -> DistillReport:
+        """Read the agent's new turns, ask its LLM for memories, confront each one."""
+        return distill_.run(self._rt, agent, max_entries=max_entries)

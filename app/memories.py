@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import func, insert, text, update
 from sqlmodel import Session, col, select
 
-from . import intake
+from . import confront, intake
 from .clock import from_iso
 from .db.schema import (
     AgentRow,
@@ -169,6 +169,8 @@ def remember(
     intake.check_importance(confidence)
     body = intake.check_text(rt.redact(body))
     digest = memory_hash(body)
+    # Issue 4: the arbiter decides before the write lock is taken (an LLM may be slow).
+    verdict = confront.consider(rt, agent, body, category)
     now = rt.now_iso()
     with rt.write() as s:
         arow = agent_row(s, agent)
@@ -191,6 +193,11 @@ def remember(
             target.last_reinforced_at = now
             s.add(target)
             record(s, now, "memory.duplicate", agent=agent, actor=actor, ids=[target.id])
+            confront.store_decision(
+                s, now, arow, digest, category, "duplicate", target_id=target.id,
+                memory_id=None, conflict_id=None, arbiter="hash", reason="exact duplicate",
+                neighbours=0, actor=actor, latency_ms=0.0,
+            )  # fmt: skip
             return RememberResult(
                 decision="duplicate",
                 memory=to_memory(target, agent),
@@ -220,10 +227,11 @@ def remember(
             )
             src_rows = [s.get(TapeEntryRow, appended.ids[0])]  # type: ignore[list-item]
         first = src_rows[0]
-        memory = store_new(
+        return confront.apply(
             rt,
             s,
             arow,
+            verdict,
             body,
             category,
             digest,
@@ -235,14 +243,6 @@ def remember(
             turn=turn or first.turn,
             user=user or first.user,
             actor=actor,
-        )
-        return RememberResult(
-            decision="add",
-            memory=memory,
-            target_id=None,
-            reason="New memory.",
-            arbiter="none",
-            source_ids=tuple(r.id for r in src_rows),
         )
 
 

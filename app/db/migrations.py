@@ -191,3 +191,83 @@ def m002_recalls(conn: Connection) -> None:
         CREATE INDEX recall_items_by_memory ON recall_items (memory_id)
         """,
     )
+
+
+@migration(3, "lifecycle: decisions, conflicts, health snapshots, distiller watermark, fade time")
+def m003_lifecycle(conn: Connection) -> None:
+    # fade_at: when an active memory becomes an archive candidate (see app.strength.fade_time).
+    # Python computes it; these triggers only clear it (NULL = to recompute) whenever an input
+    # of the formula changes, so every writer (recall, use, reinforcement, settings) is covered
+    # without duplicating the formula in SQL (SQLite's math functions are not built everywhere).
+    _run(
+        conn,
+        """
+        ALTER TABLE memories ADD COLUMN fade_at TEXT;
+        CREATE INDEX memories_by_fade ON memories (agent_id, status, fade_at);
+        CREATE INDEX memories_by_recall ON memories (agent_id, status, recall_count, use_count);
+        CREATE INDEX memories_by_archived ON memories (agent_id, archived_at)
+            WHERE archived_at IS NOT NULL;
+        CREATE INDEX embed_queue_by_agent ON embed_queue (agent_id, enqueued_at);
+        CREATE TRIGGER memories_fade_stale AFTER UPDATE OF
+            created_at, last_recalled_at, last_used_at, last_reinforced_at, importance, use_count
+            ON memories WHEN NEW.fade_at IS NOT NULL
+            BEGIN UPDATE memories SET fade_at = NULL WHERE id = NEW.id; END;
+        CREATE TRIGGER agents_fade_stale AFTER UPDATE OF settings ON agents
+            WHEN json_extract(OLD.settings, '$.half_life_days')
+                    IS NOT json_extract(NEW.settings, '$.half_life_days')
+              OR json_extract(OLD.settings, '$.archive_below')
+                    IS NOT json_extract(NEW.settings, '$.archive_below')
+              OR json_extract(OLD.settings, '$.archive_idle_days')
+                    IS NOT json_extract(NEW.settings, '$.archive_idle_days')
+            BEGIN UPDATE memories SET fade_at = NULL
+                WHERE agent_id = NEW.id AND fade_at IS NOT NULL; END;
+        CREATE TABLE decisions (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            candidate_hash TEXT NOT NULL,
+            category TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            memory_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            conflict_id INTEGER,
+            arbiter TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            neighbours INTEGER NOT NULL,
+            actor TEXT NOT NULL,
+            latency_ms REAL NOT NULL
+        );
+        CREATE INDEX decisions_by_agent ON decisions (agent_id, at);
+        CREATE TABLE conflicts (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            existing_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            challenger_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            reason TEXT NOT NULL,
+            arbiter TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            resolved_at TEXT,
+            resolution TEXT,
+            merged_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            resolved_by TEXT
+        );
+        CREATE INDEX conflicts_by_agent ON conflicts (agent_id, status, created_at);
+        CREATE INDEX conflicts_by_memory ON conflicts (existing_id);
+        CREATE INDEX conflicts_by_challenger ON conflicts (challenger_id);
+        CREATE TABLE health_snapshots (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER REFERENCES agents(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            data TEXT NOT NULL
+        );
+        CREATE INDEX health_by_agent ON health_snapshots (agent_id, at);
+        CREATE TABLE distill_state (
+            agent_id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
+            last_seq INTEGER NOT NULL,
+            updated_at TEXT NOT NULL,
+            runs INTEGER NOT NULL DEFAULT 0,
+            candidates INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+    )
