@@ -30,6 +30,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, text
@@ -46,6 +47,7 @@ from .textnorm import memory_hash
 log = logging.getLogger(__name__)
 
 NEIGHBOURS = 10
+MAX_TERMS = 32
 LLM_API_KEY_ENV = "TAPEMIND_LLM_API_KEY"
 
 
@@ -94,12 +96,10 @@ def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:
 
 def neighbours(rt: Runtime, s: Session, arow: AgentRow, body: str) -> list[Neighbour]:
     """The candidate's nearest active memories: full-text and vector lists fused."""
-    from .search import Filters, fulltext_ids, fuse  # search imports memories, which imports us
+    from .search import Filters, fuse  # search imports memories, which imports us
 
     active = Filters(statuses=("active",))
-    lists: dict[str, list[tuple[int, float]]] = {
-        "fulltext": fulltext_ids(s, arow, "memory", body, active, NEIGHBOURS)
-    }
+    lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(s, arow, body)}
     cosines: dict[int, float] = {}
     retrieval = rt.services.get("retrieval")
     if retrieval is not None:
@@ -133,6 +133,44 @@ def neighbours(rt: Runtime, s: Session, arow: AgentRow, body: str) -> list[Neigh
         for i in ids
         if i in rows
     ]
+
+
+def neighbour_terms(body: str) -> list[str]:
+    """FTS terms for a whole candidate sentence: Latin words and CJK bigrams, each on its
+    own (OR-ed), so a paraphrase that shares a few words still matches. Search's query
+    syntax would need a Chinese sentence to appear verbatim, as one phrase."""
+    from .fulltext import _IS_CJK, _words
+
+    terms: list[str] = []
+    for word in _words(body):
+        if _IS_CJK.match(word) and len(word) > 1:
+            terms.extend(word[i : i + 2] for i in range(len(word) - 1))
+        elif _IS_CJK.match(word):
+            terms.append(word)
+        elif len(word) > 1 or word.isdigit():
+            terms.append(word)
+    unique = list(dict.fromkeys(terms))
+    return unique[:MAX_TERMS]
+
+
+def fulltext_neighbours(s: Session, arow: AgentRow, body: str) -> list[tuple[int, float]]:
+    """(id, bm25 score, higher is better) of the active memories sharing most terms."""
+    from .fulltext import agent_token
+
+    terms = neighbour_terms(body)
+    if not terms:
+        return []
+    quoted = " OR ".join('"' + t + '"' for t in terms)
+    expr = f"{agent_token(arow.id or 0)} AND ({quoted})"
+    rows = s.connection().execute(
+        text(
+            "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
+            "ON m.id = memory_fts.rowid WHERE memory_fts MATCH :q AND m.agent_id = :a "
+            "AND m.status = 'active' ORDER BY bm25(memory_fts) LIMIT :n"
+        ),
+        {"q": expr, "a": arow.id, "n": NEIGHBOURS},
+    )
+    return [(int(i), -float(r)) for i, r in rows]
 
 
 def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | None:
@@ -414,3 +452,59 @@ def supersede(
     record(
         s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target.id, successor_id]
     )
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """A stored decision: what the arbiter did with one candidate, and why."""
+
+    id: int
+    agent: str
+    at: datetime
+    candidate_hash: str
+    category: str
+    action: str
+    target_id: int | None
+    memory_id: int | None
+    conflict_id: int | None
+    arbiter: str
+    reason: str
+    neighbours: int
+    actor: str
+    latency_ms: float
+
+
+def list_decisions(
+    rt: Runtime, agent: str, *, action: str | None = None, limit: int = 100, offset: int = 0
+) -> list[DecisionRecord]:
+    """An agent's stored decisions, newest first."""
+    from sqlmodel import col, select
+
+    from .clock import from_iso
+    from .runtime import agent_row
+
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        q = select(DecisionRow).where(DecisionRow.agent_id == arow.id)
+        if action is not None:
+            q = q.where(DecisionRow.action == action)
+        rows = s.exec(q.order_by(col(DecisionRow.id).desc()).limit(limit).offset(offset)).all()
+        return [
+            DecisionRecord(
+                id=r.id or 0,
+                agent=agent,
+                at=from_iso(r.at),
+                candidate_hash=r.candidate_hash,
+                category=r.category,
+                action=r.action,
+                target_id=r.target_id,
+                memory_id=r.memory_id,
+                conflict_id=r.conflict_id,
+                arbiter=r.arbiter,
+                reason=r.reason,
+                neighbours=r.neighbours,
+                actor=r.actor,
+                latency_ms=r.latency_ms,
+            )
+            for r in rows
+        ]

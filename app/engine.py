@@ -39,6 +39,8 @@ from .search import SearchResult
 # lifecycle (issue 4)
 from . import conflicts as conflicts_  # noqa: E402, I001
 from . import distill as distill_, forgetting, health as health_  # noqa: E402
+from . import confront  # noqa: E402
+from .confront import DecisionRecord  # noqa: E402
 from .conflicts import Conflict  # noqa: E402
 from .distill import DistillReport  # noqa: E402
 from .forgetting import MaintainReport  # noqa: E402
@@ -396,3 +398,9 @@ class Engine:
     def distill(self, agent: str, *, max_entries: int | None = None) -> DistillReport:
         """Read the agent's new turns, ask its LLM for memories, confront each one."""
         return distill_.run(self._rt, agent, max_entries=max_entries)
+
+    def decisions(
+        self, agent: str, *, action: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[DecisionRecord]:
+        """Stored write-time decisions of an agent, newest first (to measure quality)."""
+        return confront.list_decisions(self._rt, agent, action=action, limit=limit, offset=offset)
