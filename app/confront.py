@@ -145,9 +145,7 @@ def neighbour_terms(body: str) -> list[str]:
     for word in _words(body):
         if _IS_CJK.match(word) and len(word) > 1:
             terms.extend(word[i : i + 2] for i in range(len(word) - 1))
-        elif _IS_CJK.match(word):
-            terms.append(word)
-        elif len(word) > 1 or word.isdigit():
+        elif _IS_CJK.match(word) or len(word) > 1 or word.isdigit():
             terms.append(word)
     unique = list(dict.fromkeys(terms))
     return unique[:MAX_TERMS]
@@ -449,9 +447,7 @@ def supersede(
             "created_at": now,
         },
     )
-    record(
-        s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target.id, successor_id]
-    )
+    record(s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target.id, successor_id])
 
 
 @dataclass(frozen=True)

@@ -200,9 +200,14 @@ def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillRe
             try:
                 results.append(
                     remember(
-                        rt, agent, body, category, sources=sources, importance=importance,
+                        rt,
+                        agent,
+                        body,
+                        category,
+                        sources=sources,
+                        importance=importance,
                         actor="distiller",
-                    )  # fmt: skip
+                    )
                 )
             except Refused:
                 refused += 1

@@ -16,11 +16,31 @@ from typing import IO, Any
 
 from sqlalchemy import text
 
-from . import agents, audit, memories, recall, search, tape, transfer
+from . import (
+    agents,
+    audit,
+    confront,
+    forgetting,
+    memories,
+    recall,
+    search,
+    tape,
+    transfer,
+)
+
+# lifecycle (issue 4)
+from . import conflicts as conflicts_
+from . import distill as distill_
+from . import health as health_
 from . import home as homes
 from .clock import Clock, SystemClock
+from .conflicts import Conflict
+from .confront import DecisionRecord
 from .db.store import Store
+from .distill import DistillReport
 from .events import EventBus
+from .forgetting import MaintainReport
+from .health import HealthSnapshot
 from .models import (
     Agent,
     AgentSettings,
@@ -35,16 +55,6 @@ from .models import (
 from .recall import ContextBlock
 from .runtime import Runtime
 from .search import SearchResult
-
-# lifecycle (issue 4)
-from . import conflicts as conflicts_  # noqa: E402, I001
-from . import distill as distill_, forgetting, health as health_  # noqa: E402
-from . import confront  # noqa: E402
-from .confront import DecisionRecord  # noqa: E402
-from .conflicts import Conflict  # noqa: E402
-from .distill import DistillReport  # noqa: E402
-from .forgetting import MaintainReport  # noqa: E402
-from .health import HealthSnapshot  # noqa: E402
 
 
 class Engine:

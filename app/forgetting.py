@@ -133,7 +133,7 @@ def _candidates(s: Session, arow: AgentRow, at: datetime) -> list[ArchiveCandida
     )
     out = []
     for r in rows:
-        anchor, faded = _fade(r, st)
+        anchor, _ = _fade(r, st)
         power = strength(at, anchor, st.half_life_days, float(r[5]), int(r[6]))
         out.append(
             ArchiveCandidate(int(r[0]), r[7], r[8], float(r[5]), power, anchor, from_iso(r[9]))

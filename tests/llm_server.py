@@ -23,9 +23,11 @@ def chat_server(reply: Reply) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     seen: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+            seen.append(
+                {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+            )
             answer = reply(body) if self.path == "/v1/chat/completions" else 404
             if isinstance(answer, int):
                 self.send_response(answer)

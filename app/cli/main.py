@@ -52,6 +52,11 @@ def register() -> None:
 
     for module in (home_cmds, agent_cmds, tape_cmds, memory_cmds, recall_cmds):
         module.register(cli)
+    # issue 4
+    from . import bench_cmds, lifecycle_cmds
+
+    for module in (lifecycle_cmds, bench_cmds):
+        module.register(cli)
 
 
 register()

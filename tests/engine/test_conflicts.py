@@ -53,8 +53,12 @@ def test_keep_old_retires_the_challenger(engine: Engine) -> None:
     assert engine.memory(old_id).memory.status == "active"
     loser = engine.memory(new_id).memory
     assert (loser.status, loser.superseded_by) == ("superseded", old_id)
-    assert (new_id, "supersedes") in {(p.memory_id, p.relation) for p in engine.memory(old_id).parents}
-    assert engine.conflicts("cc") == [] and [x.id for x in engine.conflicts("cc", "resolved")] == [cid]
+    assert (new_id, "supersedes") in {
+        (p.memory_id, p.relation) for p in engine.memory(old_id).parents
+    }
+    assert engine.conflicts("cc") == [] and [x.id for x in engine.conflicts("cc", "resolved")] == [
+        cid
+    ]
 
 
 def test_keep_new_supersedes_the_old(engine: Engine) -> None:
@@ -63,7 +67,9 @@ def test_keep_new_supersedes_the_old(engine: Engine) -> None:
     old = engine.memory(old_id).memory
     assert (old.status, old.superseded_by) == ("superseded", new_id)
     assert engine.memory(new_id).memory.status == "active"
-    assert (old_id, "supersedes") in {(p.memory_id, p.relation) for p in engine.memory(new_id).parents}
+    assert (old_id, "supersedes") in {
+        (p.memory_id, p.relation) for p in engine.memory(new_id).parents
+    }
 
 
 def test_keep_both_leaves_both_active(engine: Engine) -> None:

@@ -112,9 +112,7 @@ def test_restore_brings_back_with_history(cc: Engine, clock: ManualClock) -> Non
         cc.restore([m.id])
 
 
-def test_archived_left_out_of_context_and_found_on_request(
-    cc: Engine, clock: ManualClock
-) -> None:
+def test_archived_left_out_of_context_and_found_on_request(cc: Engine, clock: ManualClock) -> None:
     m = cc.remember("cc", "用户喜欢靠窗的座位。", "preference", importance=0.1).memory
     assert m is not None
     clock.advance(days=80)
