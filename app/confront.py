@@ -74,7 +74,13 @@ def parse_llm(spec: str) -> tuple[str, str]:
 
 
 def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:
-    """The agent's arbiter, cached per setting in the runtime's services."""
+    """The agent's arbiter, cached per setting in the runtime's services.
+
+    An arbiter injected as `rt.services["arbiter"]` overrides every agent's choice
+    (tests; seeding curated data such as the demo, whose memories must stay as written)."""
+    injected: Arbiter | None = rt.services.get("arbiter")
+    if injected is not None:
+        return injected
     key = (settings.arbiter, settings.llm if settings.arbiter == "llm" else None)
     cache: dict[Any, Arbiter] = rt.services.setdefault("arbiters", {})
     arbiter = cache.get(key)
@@ -92,6 +98,15 @@ def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:
             arbiter = offline
         cache[key] = arbiter
     return arbiter
+
+
+class KeepAll:
+    """An arbiter that adds every candidate: for seeding curated memories as written."""
+
+    name = "seed"
+
+    def decide(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+        return Decision("add", None, "seeded as written", self.name)
 
 
 def neighbours(rt: Runtime, s: Session, arow: AgentRow, body: str) -> list[Neighbour]:
