@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert
 
 from .clock import ManualClock, from_iso, to_iso
-from .confront import store_decision
 from .conflicts import raise_conflict
+from .confront import store_decision
 from .db.schema import HealthSnapshotRow, TapeEntryRow
 from .health import HealthSnapshot
 from .runtime import agent_row
@@ -109,7 +109,7 @@ def _series(final: HealthSnapshot, now: datetime, rng: random.Random) -> list[He
         f = 1.0 - back / (HISTORY_DAYS + 30)  # a home that started a month before the series
         growth = f**1.3
 
-        def grow(value: int, noise: float = 0.03) -> int:
+        def grow(value: int, noise: float = 0.03, growth: float = growth) -> int:
             return max(0, round(value * growth * (1 + rng.uniform(-noise, noise))))
 
         weekday = day.weekday() < 5
