@@ -47,7 +47,11 @@ from .textnorm import memory_hash
 log = logging.getLogger(__name__)
 
 NEIGHBOURS = 10
-MAX_TERMS = 32
+MAX_TERMS = 16
+POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
+DF_CACHE_S = 600.0
+DF_CACHE_MIN = 200
+DF_CACHE_SIZE = 50_000
 LLM_API_KEY_ENV = "TAPEMIND_LLM_API_KEY"
 
 
@@ -114,7 +118,7 @@ def neighbours(rt: Runtime, s: Session, arow: AgentRow, body: str) -> list[Neigh
     from .search import Filters, fuse  # search imports memories, which imports us
 
     active = Filters(statuses=("active",))
-    lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(s, arow, body)}
+    lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
     cosines: dict[int, float] = {}
     retrieval = rt.services.get("retrieval")
     if retrieval is not None:
@@ -166,15 +170,52 @@ def neighbour_terms(body: str) -> list[str]:
     return unique[:MAX_TERMS]
 
 
-def fulltext_neighbours(s: Session, arow: AgentRow, body: str) -> list[tuple[int, float]]:
-    """(id, bm25 score, higher is better) of the active memories sharing most terms."""
-    from .fulltext import agent_token
+def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, float]]) -> list[str]:
+    """The rarest terms, within a postings budget: they decide bm25's top anyway, and
+    ranking every memory that shares a common word ("user", "用户") would cost tens of
+    milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
+    conn = s.connection()
+    # Counting a term's documents reads its whole doclist, so common words are costly
+    # to look up: they are also the ones every candidate repeats, hence a cache of the
+    # large counts only. A stale large count only shifts which rare words are picked.
+    now = time.monotonic()
+    if len(cache) > DF_CACHE_SIZE:
+        cache.clear()
+    df: dict[str, int] = {}
+    for term in terms:
+        hit = cache.get(term)
+        if hit is None or now - hit[1] > DF_CACHE_S:
+            found = conn.execute(
+                text("SELECT doc FROM memory_fts_vocab WHERE term = :t"), {"t": term}
+            ).first()
+            hit = (int(found[0]) if found is not None and found[0] else 0, now)
+            if hit[0] >= DF_CACHE_MIN:  # rare words are cheap to count and change fast
+                cache[term] = hit
+        if hit[0]:
+            df[term] = hit[0]
+    picked: list[str] = []
+    spent = 0
+    for term in sorted(df, key=lambda t: (df[t], t)):
+        if picked and spent + df[term] > POSTINGS_BUDGET:
+            break
+        if not picked and df[term] > 5 * POSTINGS_BUDGET:
+            break  # even the rarest word is everywhere: no lexical signal worth its cost
+        picked.append(term)
+        spent += df[term]
+    return picked
 
-    terms = neighbour_terms(body)
+
+def fulltext_neighbours(
+    rt: Runtime, s: Session, arow: AgentRow, body: str
+) -> list[tuple[int, float]]:
+    """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
+    cache: dict[str, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
+    terms = _pick_terms(s, neighbour_terms(body), cache)
     if not terms:
         return []
-    quoted = " OR ".join('"' + t + '"' for t in terms)
-    expr = f"{agent_token(arow.id or 0)} AND ({quoted})"
+    # No agent token in the MATCH: the join filters by agent, and ANDing the agent's token
+    # would merge a doclist as long as the agent's memory count on every call.
+    expr = " OR ".join('"' + t + '"' for t in terms)
     rows = s.connection().execute(
         text(
             "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "

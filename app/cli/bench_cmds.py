@@ -80,7 +80,7 @@ def lifecycle(state: State, memories: int, quick: bool) -> None:
         progress=lambda msg: click.echo(msg, err=True),
     )
     if state.as_json:
-        emit_json(report)
+        emit_json(report)  # a dataclass: figures and decision counts
     else:
         click.echo(format_report(report))
 

@@ -262,6 +262,7 @@ def m003_lifecycle(conn: Connection) -> None:
             data TEXT NOT NULL
         );
         CREATE INDEX health_by_agent ON health_snapshots (agent_id, at);
+        CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab (memory_fts, 'row');
         CREATE TABLE distill_state (
             agent_id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
             last_seq INTEGER NOT NULL,

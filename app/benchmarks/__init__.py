@@ -1,0 +1,1 @@
+"""Benchmarks printed by `tapemind bench …` (figures, never pass/fail)."""
