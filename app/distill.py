@@ -97,7 +97,7 @@ def _parse(answer: str) -> list[dict[str, Any]]:
     return [i for i in items if isinstance(i, dict)]
 
 
-def _batch(rt: Runtime, agent_id: int, after: int, limit: int) -> list[Sequence[Any]]:
+def _batch(rt: Runtime, agent_id: int, after: int, limit: int) -> list[Any]:
     """Entries after `after`, cut at the last turn boundary when the batch is full."""
     with rt.read() as s:
         rows = list(

@@ -226,7 +226,7 @@ def restore(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Me
                     "can be restored."
                 )
             rows.append(row)
-        out = []
+        out: list[Memory] = []
         for row in rows:
             row.status = "active"
             row.archived_at = None

@@ -100,7 +100,7 @@ def _one(s: Session, sql: str, **params: Any) -> Any:
 
 def _agent_snapshot(s: Session, arow: AgentRow, now: datetime) -> HealthSnapshot:
     a = arow.id
-    by_status = dict(
+    by_status: dict[str, int] = dict(
         s.connection()
         .execute(
             text("SELECT status, count(*) FROM memories WHERE agent_id = :a GROUP BY status"),

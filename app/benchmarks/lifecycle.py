@@ -140,7 +140,7 @@ def _populate(engine: Engine, n: int, rng: random.Random) -> tuple[list[int], li
     ids, texts = [], []
     with rt.write() as s:
         conn = s.connection()
-        agent_id = conn.execute(text("SELECT id FROM agents WHERE name = 'bench'")).scalar()
+        agent_id = int(conn.execute(text("SELECT id FROM agents WHERE name = 'bench'")).scalar_one())
         for start in range(0, n, 5000):
             mem, fts = [], []
             for i in range(start, min(n, start + 5000)):

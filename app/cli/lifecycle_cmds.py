@@ -285,7 +285,7 @@ def decisions(state: State, agent: str, action: str | None, limit: int) -> None:
 @click.option("--archive-idle-days", "archive_idle_days", type=float, help="Idle days (30).")
 @json_option
 @pass_state
-def config(state: State, name: str, **settings: Any) -> None:
+def config(state: State, /, name: str, **settings: Any) -> None:
     """Change an agent's settings (only the options given)."""
     changes = {k: v for k, v in settings.items() if v is not None}
     engine = state.engine()
