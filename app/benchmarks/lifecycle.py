@@ -140,7 +140,8 @@ def _populate(engine: Engine, n: int, rng: random.Random) -> tuple[list[int], li
     ids, texts = [], []
     with rt.write() as s:
         conn = s.connection()
-        agent_id = int(conn.execute(text("SELECT id FROM agents WHERE name = 'bench'")).scalar_one())
+        found = conn.execute(text("SELECT id FROM agents WHERE name = 'bench'")).scalar_one()
+        agent_id = int(found)
         for start in range(0, n, 5000):
             mem, fts = [], []
             for i in range(start, min(n, start + 5000)):
