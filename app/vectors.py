@@ -68,7 +68,7 @@ class VectorIndex:
         from chromadb.config import Settings
 
         Path(path).mkdir(parents=True, exist_ok=True)
-        client = chromadb.PersistentClient(
+        client: Any = chromadb.PersistentClient(
             path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
         )
         try:

@@ -20,8 +20,15 @@ class Embedder(Protocol):
     some models (e5) want different prefixes for each.
     """
 
-    name: str
-    dim: int
+    @property
+    def name(self) -> str:
+        """Stable id of the model, stored with the index (e.g. "usem3", "openai:bge-m3")."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Length of every vector this embedder returns."""
+        ...
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         """Embed stored texts (memories, tape entries): an (n, dim) float32 array."""
@@ -38,10 +45,11 @@ class EmbedderError(RuntimeError):
 
 def normalise(vectors: npt.ArrayLike) -> Vectors:
     """Return ``vectors`` as float32 rows of unit length (zero rows stay zero)."""
-    arr = np.asarray(vectors, dtype=np.float32)
+    arr: Vectors = np.asarray(vectors, dtype=np.float32)
     if arr.ndim == 1:
         norm = float(np.linalg.norm(arr))
-        return arr / norm if norm > 0 else arr
-    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        return (arr / norm).astype(np.float32) if norm > 0 else arr
+    norms: Vectors = np.linalg.norm(arr, axis=1, keepdims=True).astype(np.float32)
     norms[norms == 0] = 1.0
-    return (arr / norms).astype(np.float32, copy=False)
+    out: Vectors = (arr / norms).astype(np.float32)
+    return out

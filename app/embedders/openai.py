@@ -75,7 +75,8 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> Vectors:
         """Embed a query: (dim,) float32, unit length."""
-        return self._embed([text])[0]
+        row: Vectors = self._embed([text])[0]
+        return row
 
     def close(self) -> None:
         """Close the HTTP connection pool."""
