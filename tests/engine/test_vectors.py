@@ -140,3 +140,27 @@ def test_wrong_dimension_is_rejected(index):
         index.upsert("memory", [1], np.ones((1, 3), dtype=np.float32), ["a"])
     with pytest.raises(ValueError, match="dimension"):
         index.query("memory", "a", np.ones(3, dtype=np.float32), k=1)
+
+
+def test_threads_can_write_and_read_at_once(index):
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(1)
+    vecs = rng.normal(size=(500, EMB.dim)).astype(np.float32)
+    index.upsert("memory", list(range(100)), vecs[:100], ["reader"] * 100)
+
+    def write(part: int) -> None:
+        ids = list(range(100 + part * 100, 200 + part * 100))
+        index.upsert("memory", ids, vecs[ids], [f"writer{part}"] * 100)
+
+    def read(row: int) -> int:
+        return index.query("memory", "reader", vecs[row], k=1)[0][0]
+
+    with ThreadPoolExecutor(4) as pool:
+        writes = [pool.submit(write, part) for part in range(4)]
+        reads = [pool.submit(read, row) for row in range(0, 100, 5)]
+        assert [r.result() for r in reads] == list(range(0, 100, 5))
+        for w in writes:
+            w.result()
+    assert index.count("memory") == 500
+    assert index.query("memory", "writer3", vecs[477], k=1)[0][0] == 477
