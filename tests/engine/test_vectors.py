@@ -106,7 +106,9 @@ def test_reopen_after_close_keeps_rows_and_metadata(tmp_path):
 
 def test_same_model_other_dimension_is_refused(tmp_path):
     path = tmp_path / "vectors"
-    VectorIndex.open(path, "m", 8).close()
+    first = VectorIndex.open(path, "m", 8)
+    first.upsert("memory", [1], np.ones((1, 8), dtype=np.float32), ["a"])
+    first.close()
     with pytest.raises(VectorIndexError, match="drop_model"):
         VectorIndex.open(path, "m", 16)
 
@@ -118,21 +120,32 @@ def test_drop_model_removes_only_old_model(tmp_path):
     old.close()
     new = VectorIndex.open(path, EMB.name, EMB.dim)
     try:
+        _add(new, "memory", [(1, "a", "re-embedded with the new model")])
         assert new.models() == {"openai:bge-m3": 4, EMB.name: EMB.dim}
         with pytest.raises(VectorIndexError):
             new.drop_model(EMB.name)
-        assert new.drop_model("openai:bge-m3") == 2
+        assert new.drop_model("openai:bge-m3") == 1
         assert new.models() == {EMB.name: EMB.dim}
+        assert new.ids("memory") == {1}
     finally:
         new.close()
 
 
 def test_collection_names_are_valid_and_distinct():
-    assert collection_name("memory", "usem3") == "memory__usem3"
-    a = collection_name("memory", "openai:bge-m3")
-    b = collection_name("memory", "openai/bge-m3")
-    assert a != b
-    assert all(c.isalnum() or c in "_-." for c in a)
+    assert collection_name("memory", "usem3", 7) == "memory__usem3__7"
+    a = collection_name("memory", "openai:bge-m3", "agent one")
+    b = collection_name("memory", "openai/bge-m3", "agent one")
+    c = collection_name("memory", "openai:bge-m3", "agent__one")
+    assert len({a, b, c}) == 3
+    assert all(ch.isalnum() or ch in "_-" for ch in a + b + c)
+
+
+def test_agent_ids_are_compared_as_text(index):
+    vec = EMB.embed_documents(["a fact"])
+    index.upsert("memory", [1], vec, [42])
+    assert index.query("memory", "42", vec[0], k=1)[0][0] == 1
+    assert index.query("memory", 42, vec[0], k=1)[0][0] == 1
+    assert index.query("memory", 4, vec[0], k=1) == []
 
 
 def test_wrong_dimension_is_rejected(index):
