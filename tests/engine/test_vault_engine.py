@@ -221,7 +221,9 @@ def test_rotation_crash_after_the_key_store_is_finished_on_reopen(
 
 
 def test_passphrase_store_rotation(home: Path, clock: ManualClock) -> None:
-    store = PassphraseKeyStore(home / "vault-key.json", lambda _: "a long passphrase", scrypt_n=2**15)
+    store = PassphraseKeyStore(
+        home / "vault-key.json", lambda _: "a long passphrase", scrypt_n=2**15
+    )
     with Engine.open(home, create=True, clock=clock, keystore=store) as eng:
         eng.set_secret("API", VALUE)
         eng.rotate_vault_key()
