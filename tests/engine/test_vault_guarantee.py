@@ -127,7 +127,7 @@ def test_a_value_never_leaves_the_vault(
                 },
             ],
         ).ids
-        assert [e.text for e in engine.tape("claude-code", thread="t")][0] == (
+        assert engine.tape("claude-code", thread="t")[0].text == (
             "Using token [secret:DEPLOY_TOKEN] to deploy."
         )
         # ... and tries to remember it.
