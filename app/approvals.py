@@ -277,13 +277,12 @@ def _result(rt: Runtime, request_id: int) -> SecretResult:
     with rt.read() as s:
         req = s.get(AccessRequestRow, request_id)
         assert req is not None
-        if req.status == "pending":
-            why = req.decision_reason or (
+        why: str | None = req.decision_reason
+        if req.status == "pending" and why is None:
+            why = (
                 f"waiting for the owner to answer request {req.id} (`tapemind approvals "
                 f"approve {req.id}`); ask again later or wait longer"
             )
-        else:
-            why = req.decision_reason
         return SecretResult(
             req.status,
             req.agent,

@@ -359,7 +359,7 @@ def deny(state: State, request_id: int, reason: str | None) -> None:
 @click.option("--llm-key-secret", "llm_api_key_secret", default=None, help="Vault secret name.")
 @json_option
 @pass_state
-def reviewer(state: State, **options: object) -> None:
+def reviewer(state: State, /, **options: object) -> None:
     """Show, or change, what the review mode's reviewer may approve."""
     changes: dict[str, object] = {}
     for name in ("agents", "secrets"):
