@@ -63,12 +63,13 @@ def request(
         arow = agent_row(s, agent)
         srow = vault.row(s, name)
         grant = _holding_grant(s, arow, srow, session)
+        fresh = False
         if grant is not None:
-            request_id = None
-            grant_id = grant.id
+            request_id, grant_id, mode = None, grant.id, None
         else:
             req = _pending_for(s, arow, srow, session)
             expires = to_iso(now + timedelta(seconds=ttl))
+            fresh = req is None
             if req is None:
                 settings = AgentSettings.from_dict(json.loads(arow.settings))
                 req = AccessRequestRow(
@@ -101,7 +102,8 @@ def request(
             request_id = req.id
             grant_id = req.grant_id
             mode = req.mode
-    if grant_id is None and request_id is not None and mode == "review":
+    if fresh and grant_id is None and request_id is not None and mode == "review":
+        # Reviewed once, when made: an escalated request then waits for a person.
         _review(rt, vault, request_id)
     if grant_id is None and request_id is not None:
         grant_id = _wait(rt, request_id, wait_seconds)
@@ -377,7 +379,34 @@ def answer(
             by="owner",
             reason=rt.redact(reason) if reason else None,
         )
+        if allow and scope == "always":
+            _cover_pending(s, rt, req)
         return _to_request(req)
+
+
+def _cover_pending(s: Session, rt: Runtime, req: AccessRequestRow) -> None:
+    """An "always" grant answers the agent's other pending requests for that secret."""
+    others = list(
+        s.exec(
+            select(AccessRequestRow).where(
+                AccessRequestRow.agent_id == req.agent_id,
+                AccessRequestRow.secret_id == req.secret_id,
+                AccessRequestRow.status == "pending",
+                AccessRequestRow.id != req.id,
+            )
+        )
+    )
+    now = rt.now_iso()
+    for other in others:
+        other.status, other.decided_by, other.decided_at = "allowed", "owner", now
+        other.scope, other.grant_id = "always", req.grant_id
+        other.decision_reason = f"covered by grant {req.grant_id} (always)"
+        s.add(other)
+    if others:
+        record(
+            s, now, "access_request.decide", agent=req.agent, actor="owner",
+            ids=[o.id for o in others], counts={"allowed": len(others)},
+        )  # fmt: skip
 
 
 def expire_overdue(rt: Runtime) -> list[int]:

@@ -142,10 +142,8 @@ def ask_llm(
     headers = {}
     try:
         if rules.llm_api_key_secret:
-            with vault._rt.read() as s:  # the owner's own configuration, not an agent read
-                headers["Authorization"] = "Bearer " + vault.open_row(
-                    vault.row(s, rules.llm_api_key_secret)
-                )
+            # The owner's own configuration, not an agent's read.
+            headers["Authorization"] = "Bearer " + vault.value(rules.llm_api_key_secret)
         url = rules.llm_url.rstrip("/") + "/chat/completions"
         response = httpx.post(url, json=body, headers=headers, timeout=rules.llm_timeout)
         response.raise_for_status()

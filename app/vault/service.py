@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
+from .. import transfer
 from ..clock import from_iso
 from ..db.schema import (
     AccessRequestRow,
@@ -46,6 +47,11 @@ from .redact import MIN_VALUE_CHARS, Redactor
 from .rotation import RotationResult, resume_rotation, rotate_key
 
 log = logging.getLogger(__name__)
+
+# Never exported (app.transfer also skips these name prefixes; said here explicitly).
+VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
+for _table in VAULT_TABLES:
+    transfer.register_private(_table)
 
 _NAME = re.compile(r"^[^\W][\w.\-]{0,127}$", re.UNICODE)
 MODES = ("ask", "auto", "review")
@@ -239,6 +245,12 @@ class VaultService:
                 "again with `tapemind vault set` if its stored value is damaged."
             ) from None
         return plain.decode("utf-8")
+
+    def value(self, name: str) -> str:
+        """A value for the engine's own use (the reviewer's API key); not audited."""
+        key = self.key()
+        with self._rt.read() as s:
+            return self.open_row(self.row(s, name), key)
 
     def reveal(self, name: str) -> str:
         """The value, for the owner (audited as secret.reveal)."""

@@ -201,3 +201,14 @@ def test_events_name_ids_only(vault: Engine) -> None:
     assert names[:2] == ["access_request_did_create", "access_request_did_decide"]
     assert "secret_did_read" in names
     assert all(VALUE not in repr(e) for e in seen)
+
+
+def test_always_answers_the_agents_other_pending_requests(vault: Engine) -> None:
+    a = vault.request_secret("alice", "API_KEY", "one", session="s1")
+    b = vault.request_secret("alice", "API_KEY", "two", session="s2")
+    c = vault.request_secret("bob", "API_KEY", "three")
+    vault.answer_request(a.request_id or 0, True, "always")
+    covered = vault.access_request(b.request_id or 0)
+    assert covered.status == "allowed" and covered.scope == "always"
+    assert vault.access_request(c.request_id or 0).status == "pending"  # bob's is bob's
+    assert [r.agent for r in vault.access_requests(status="pending")] == ["bob"]

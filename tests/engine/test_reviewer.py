@@ -170,3 +170,17 @@ def test_configure_checks_its_input(vault: Engine) -> None:
     with pytest.raises(InvalidInput, match="both"):
         vault.configure_reviewer(llm_url="http://127.0.0.1:1/v1")
     assert vault.reviewer_rules().llm_url is None
+
+
+def test_an_escalated_request_waits_for_a_person(vault: Engine, llm: FakeLLM) -> None:
+    vault.configure_reviewer(llm_url=llm.url, llm_model="m")
+    llm.reply = '{"decision": "ask", "reason": "unusual hour"}'
+    first = vault.request_secret("deepchat", "SLACK_TOKEN", "post the release note to #eng")
+    assert first.status == "pending" and "unusual hour" in (first.reason or "")
+    llm.reply = '{"decision": "allow", "reason": "fine"}'
+    again = vault.request_secret("deepchat", "SLACK_TOKEN", "post the release note to #eng")
+    # Asking again does not shop for a friendlier verdict: the person decides.
+    assert again.request_id == first.request_id and again.status == "pending"
+    assert len(llm.requests) == 1
+    vault.answer_request(first.request_id or 0, True, "once")
+    assert vault.request_secret("deepchat", "SLACK_TOKEN", "post it").value == VALUE
