@@ -38,13 +38,13 @@ from ..db.schema import (
 from ..errors import InvalidInput, NotFound, VaultProblem
 from ..events import record
 from ..runtime import Runtime
-from .cipher import key_id, new_key, open_sealed, seal
+from .cipher import KEY_ID_BYTES, key_id, new_key, open_sealed, seal
 from .errors import VaultError
 from .keystore import KeyStore, choose_keystore
 from .passphrase import PASSPHRASE_ENV, PassphrasePurpose
 from .records import SecretInfo, VaultStatus
 from .redact import MIN_VALUE_CHARS, Redactor
-from .rotation import RotationResult, resume_rotation, rotate_key
+from .rotation import JOURNAL_SECRET_ID, RotationResult, resume_rotation, rotate_key
 
 log = logging.getLogger(__name__)
 
@@ -448,8 +448,28 @@ class VaultService:
         finally:
             self._quiet.on = before
 
+    def _peek_key(self) -> bytes:
+        """The key for reading, writing nothing: redaction runs inside other
+        transactions, so it must not finish a rotation (that writes) from there."""
+        recorded = self._meta("key_id")
+        if self._key is not None and key_id(self._key).hex() == recorded:
+            return self._key
+        try:
+            current = self.keystore().load_key()
+            journal = self._journal()
+            if journal is not None and key_id(current).hex() != recorded:
+                carried, sealed = journal[:KEY_ID_BYTES], journal[KEY_ID_BYTES:]
+                fresh = open_sealed(current, JOURNAL_SECRET_ID, sealed)
+                if key_id(fresh) == carried:
+                    current = fresh
+        except VaultError as exc:
+            raise _problem(exc) from None
+        if recorded is not None and key_id(current).hex() != recorded:
+            raise VaultProblem("the key in the key store is not this vault's key")
+        return current
+
     def _all_values(self) -> dict[str, str]:
-        key = self.key()
+        key = self._peek_key()
         with self._rt.read() as s:
             rows = list(s.exec(select(SecretRow)))
         values: dict[str, str] = {}

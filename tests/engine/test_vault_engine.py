@@ -230,3 +230,24 @@ def test_passphrase_store_rotation(home: Path, clock: ManualClock) -> None:
     fresh = PassphraseKeyStore(home / "vault-key.json", lambda _: "a long passphrase")
     with Engine.open(home, clock=clock, keystore=fresh) as eng:
         assert eng.reveal_secret("API") == VALUE
+
+
+def test_after_a_rotation_crash_appends_are_redacted_before_any_vault_call(
+    home: Path, clock: ManualClock
+) -> None:
+    store = CrashingStore(new_key())
+    with Engine.open(home, create=True, clock=clock, keystore=store) as eng:
+        eng.add_agent("a")
+        eng.set_secret("API", VALUE)
+        with pytest.raises(KeyboardInterrupt):
+            eng.rotate_vault_key()
+    store.crash = False
+    with Engine.open(home, clock=clock, keystore=store) as eng:
+        # Redaction happens inside the append's transaction: it reads the new key
+        # through the journal without writing (finishing the rotation there would
+        # wait on its own write lock).
+        eng.append("a", [{"thread": "t", "kind": "message", "role": "user", "text": VALUE}])
+        assert eng.tape("a")[0].text == "[secret:API]"
+        assert eng.vault_status().rotation_pending
+        assert eng.reveal_secret("API") == VALUE
+        assert not eng.vault_status().rotation_pending
