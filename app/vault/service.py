@@ -43,7 +43,7 @@ from .errors import VaultError
 from .keystore import KeyStore, choose_keystore
 from .passphrase import PASSPHRASE_ENV, PassphrasePurpose
 from .records import SecretInfo, VaultStatus
-from .redact import MIN_VALUE_CHARS, Redactor
+from .redact import MIN_VALUE_CHARS, Redactor, looks_like_credential
 from .rotation import JOURNAL_SECRET_ID, RotationResult, resume_rotation, rotate_key
 
 log = logging.getLogger(__name__)
@@ -531,6 +531,12 @@ def for_runtime(rt: Runtime, home_id: str) -> VaultService:
 
 
 def _check_name(name: str) -> None:
+    if isinstance(name, str) and looks_like_credential(name):
+        # Someone typed the value where the name goes: do not echo it back.
+        raise InvalidInput(
+            "That secret name looks like a credential itself; a name says what the secret "
+            "is (e.g. GITHUB_TOKEN) and the value is read from stdin. Nothing was stored."
+        )
     if not isinstance(name, str) or not _NAME.match(name):
         raise InvalidInput(
             f"Invalid secret name {name!r}: use 1-128 letters, digits, '_', '.' or '-', "

@@ -60,6 +60,9 @@ def test_bad_names_and_values_are_refused(engine: Engine) -> None:
     for name in ("", "has space", "[x]", "-lead"):
         with pytest.raises(InvalidInput, match="secret name"):
             engine.set_secret(name, VALUE)
+    with pytest.raises(InvalidInput, match="looks like a credential") as caught:
+        engine.set_secret(VALUE, VALUE)  # the value typed where the name goes
+    assert VALUE not in str(caught.value)
     with pytest.raises(InvalidInput, match="shorter"):
         engine.set_secret("PIN", "123")
     with pytest.raises(InvalidInput, match="empty"):
