@@ -14,56 +14,37 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import secrets as random
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from .. import transfer
-from ..clock import from_iso
 from ..db.schema import (
     AccessRequestRow,
     GrantRow,
     SecretRow,
-    VaultMetaRow,
     VaultRotationJournalRow,
 )
-from ..errors import InvalidInput, NotFound, VaultProblem
+from ..errors import InvalidInput, VaultProblem
 from ..events import record
 from ..runtime import Runtime
+from . import rows
 from .cipher import KEY_ID_BYTES, key_id, new_key, open_sealed, seal
 from .errors import VaultError
 from .keystore import KeyStore, choose_keystore
-from .passphrase import PASSPHRASE_ENV, PassphrasePurpose
+from .live_redaction import LiveRedactor
+from .passphrase import PassphrasePurpose
 from .records import SecretInfo, VaultStatus
-from .redact import MIN_VALUE_CHARS, Redactor, looks_like_credential
+from .redact import MIN_VALUE_CHARS
 from .rotation import JOURNAL_SECRET_ID, RotationResult, resume_rotation, rotate_key
 
 log = logging.getLogger(__name__)
 
 # Never exported (app.transfer also skips these name prefixes; said here explicitly).
-VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
-for _table in VAULT_TABLES:
-    transfer.register_private(_table)
-
-_NAME = re.compile(r"^[^\W][\w.\-]{0,127}$", re.UNICODE)
-MODES = ("ask", "auto", "review")
-# How often another process's `vault set` is noticed by this one's redactor.
-GENERATION_CHECK_S = 0.5
-# After a failed quiet unlock (keyring locked, passphrase not given), wait this
-# long before trying again rather than asking the keyring on every append.
-QUIET_RETRY_S = 30.0
-
-
-def secret_aad(secret_id: str) -> str:
-    return f"secret:{secret_id}"
 
 
 class VaultService:
@@ -77,12 +58,8 @@ class VaultService:
         self._keystore: KeyStore | None = rt.services.get("keystore")
         self.passphrase_provider: Callable[[PassphrasePurpose], str | None] | None = None
         self._quiet = threading.local()
-        # Redactor state: which generation it was built for, and when checked.
-        self._redactor: Redactor | None = None
-        self._redactor_generation = -1
-        self._checked_at = -1e9
-        self._quiet_failed_at = -1e9
-        self._warned = False
+        self.lock = self._lock
+        self.redactor = LiveRedactor(self)
 
     # -- key store and key -------------------------------------------------------
 
@@ -90,7 +67,7 @@ class VaultService:
         """The injected key store, else the OS keyring, else a passphrase file."""
         with self._lock:
             if self._keystore is None:
-                recorded = self._meta("keystore_kind")
+                recorded = rows.meta(self._rt, "keystore_kind")
                 try:
                     self._keystore = choose_keystore(
                         self._rt.home,
@@ -113,7 +90,7 @@ class VaultService:
         Raises VaultProblem: no key, a locked keyring, a wrong passphrase or key.
         """
         with self._lock:
-            recorded = self._meta("key_id")
+            recorded = rows.meta(self._rt, "key_id")
             if self._key is not None and key_id(self._key).hex() == recorded:
                 return self._key
             store = self.keystore()
@@ -150,8 +127,8 @@ class VaultService:
                     raise _problem(exc) from None
                 if fresh:
                     with self._rt.write() as s:
-                        self._set_meta(s, "keystore_kind", store.kind)
-                        self._set_meta(s, "key_id", key_id(key).hex())
+                        rows.set_meta(s, "keystore_kind", store.kind)
+                        rows.set_meta(s, "key_id", key_id(key).hex())
                         record(
                             s,
                             self._rt.now_iso(),
@@ -162,12 +139,12 @@ class VaultService:
                         )
                     self._key = key
                     return key
-                if self._meta("key_id") is None:
+                if rows.meta(self._rt, "key_id") is None:
                     # A key already in the store and no secrets yet: adopt it.
                     key = self.key()
                     with self._rt.write() as s:
-                        self._set_meta(s, "keystore_kind", store.kind)
-                        self._set_meta(s, "key_id", key_id(key).hex())
+                        rows.set_meta(s, "keystore_kind", store.kind)
+                        rows.set_meta(s, "key_id", key_id(key).hex())
                     return key
             return self.key()
 
@@ -175,7 +152,7 @@ class VaultService:
 
     def set(self, name: str, value: str, tags: Sequence[str] = ()) -> SecretInfo:
         """Seal `value` as secret `name` (new, or replacing its value)."""
-        _check_name(name)
+        rows.check_name(name)
         if not isinstance(value, str) or not value.strip():
             raise InvalidInput(f"The value of secret {name!r} is empty; nothing was stored.")
         if len(value) < MIN_VALUE_CHARS:
@@ -201,11 +178,11 @@ class VaultService:
                 )
             elif clean_tags:
                 row.tags = json.dumps(list(clean_tags), ensure_ascii=False)
-            row.blob = seal(key, secret_aad(row.id), value.encode("utf-8"))
+            row.blob = seal(key, rows.secret_aad(row.id), value.encode("utf-8"))
             row.key_id = key_id(key).hex()
             row.updated_at = now
             s.add(row)
-            self._bump_generation(s)
+            rows.bump_generation(s)
             record(
                 s,
                 now,
@@ -215,30 +192,27 @@ class VaultService:
                 ids=[row.id, name],
                 counts={"created": int(created)},
             )
-            info = _info(row)
-        self._refresh_redactor(force=True)
+            info = rows.to_info(row)
+        self.redactor.refresh(force=True)
         return info
 
     def list(self) -> list[SecretInfo]:
         with self._rt.read() as s:
-            return [_info(r) for r in s.exec(select(SecretRow).order_by(col(SecretRow.name)))]
+            return [
+                rows.to_info(r) for r in s.exec(select(SecretRow).order_by(col(SecretRow.name)))
+            ]
 
     def info(self, name: str) -> SecretInfo:
         with self._rt.read() as s:
-            return _info(self.row(s, name))
+            return rows.to_info(self.row(s, name))
 
     def row(self, s: Session, name: str) -> SecretRow:
-        row = s.exec(select(SecretRow).where(SecretRow.name == name)).first()
-        if row is None:
-            raise NotFound(
-                f"No secret named {name!r} in this vault. List them with `tapemind vault list`."
-            )
-        return row
+        return rows.secret_row(s, name)
 
     def open_row(self, row: SecretRow, key: bytes | None = None) -> str:
         """Decrypt one row. Raises VaultProblem (tampered, wrong key), never a value."""
         try:
-            plain = open_sealed(key or self.key(), secret_aad(row.id), row.blob)
+            plain = open_sealed(key or self.key(), rows.secret_aad(row.id), row.blob)
         except VaultError as exc:
             raise VaultProblem(
                 f"Secret {row.name!r} cannot be opened: {exc}. Nothing was changed; set it "
@@ -270,8 +244,10 @@ class VaultService:
 
     def set_mode(self, name: str, mode: str | None) -> SecretInfo:
         """Override the agents' permission mode for this secret (None: theirs)."""
-        if mode is not None and mode not in MODES:
-            raise InvalidInput(f"mode must be one of {', '.join(MODES)} (or none), not {mode!r}.")
+        if mode is not None and mode not in rows.MODES:
+            raise InvalidInput(
+                f"mode must be one of {', '.join(rows.MODES)} (or none), not {mode!r}."
+            )
         with self._rt.write() as s:
             row = self.row(s, name)
             row.mode = mode
@@ -284,14 +260,14 @@ class VaultService:
                 actor="owner",
                 ids=[row.id, name],
             )
-            return _info(row)
+            return rows.to_info(row)
 
     def remove(self, name: str) -> SecretInfo:
         """Delete a secret; its grants go with it, its pending requests are denied."""
         now = self._rt.now_iso()
         with self._rt.write() as s:
             row = self.row(s, name)
-            info = _info(row)
+            info = rows.to_info(row)
             s.execute(
                 update(AccessRequestRow)
                 .where(
@@ -307,9 +283,9 @@ class VaultService:
             )
             s.execute(delete(GrantRow).where(col(GrantRow.secret_id) == row.id))
             s.delete(row)
-            self._bump_generation(s)
+            rows.bump_generation(s)
             record(s, now, "secret.remove", agent=None, actor="owner", ids=[info.id, name])
-        self._refresh_redactor(force=True)
+        self.redactor.refresh(force=True)
         return info
 
     def status(self) -> VaultStatus:
@@ -326,12 +302,12 @@ class VaultService:
                 select(func.count()).select_from(GrantRow).where(col(GrantRow.revoked_at).is_(None))
             ).one()
         return VaultStatus(
-            keystore=self._meta("keystore_kind") or store.kind,
+            keystore=rows.meta(self._rt, "keystore_kind") or store.kind,
             where=store.describe(),
             secrets=count,
             pending_requests=pending,
             active_grants=grants,
-            key_id=self._meta("key_id"),
+            key_id=rows.meta(self._rt, "key_id"),
             rotation_pending=self._journal() is not None,
         )
 
@@ -342,7 +318,7 @@ class VaultService:
         with self._lock:
             self.key()  # finishes an earlier interrupted rotation, checks the key
             with self._rt.read() as s:
-                blobs = {secret_aad(r.id): r.blob for r in s.exec(select(SecretRow))}
+                blobs = {rows.secret_aad(r.id): r.blob for r in s.exec(select(SecretRow))}
 
             def commit(resealed: Mapping[str, bytes], journal: bytes) -> None:
                 new_id = journal[:8].hex()
@@ -355,8 +331,8 @@ class VaultService:
                             .values(blob=blob, key_id=new_id)
                         )
                     s.merge(VaultRotationJournalRow(id=1, journal=journal, created_at=now))
-                    self._set_meta(s, "key_id", new_id)
-                    self._bump_generation(s)
+                    rows.set_meta(s, "key_id", new_id)
+                    rows.bump_generation(s)
                     record(
                         s,
                         now,
@@ -376,71 +352,25 @@ class VaultService:
             return result
 
     def clear_journal(self) -> None:
-        with self._rt.write() as s:
-            s.execute(delete(VaultRotationJournalRow))
+        rows.clear_journal(self._rt)
 
     def _journal(self) -> bytes | None:
-        with self._rt.read() as s:
-            row = s.get(VaultRotationJournalRow, 1)
-            return bytes(row.journal) if row is not None else None
+        return rows.journal(self._rt)
 
-    # -- redaction ----------------------------------------------------------------
+    # -- redaction (see live_redaction) ---------------------------------------------
 
     def redact(self, text: str) -> str:
         """Replace known values with ``[secret:NAME]`` (the runtime's redactor)."""
-        redactor = self._current_redactor()
-        return redactor.redact(text) if redactor is not None else text
+        return self.redactor.redact(text)
 
-    def _current_redactor(self) -> Redactor | None:
-        if time.monotonic() - self._checked_at < GENERATION_CHECK_S:
-            return self._redactor
-        self._refresh_redactor(force=False)
-        return self._redactor
-
-    def _refresh_redactor(self, *, force: bool) -> None:
-        # Redaction runs inside other transactions: never wait for a thread that
-        # holds the vault lock while it waits for the write lock we may hold.
-        if not self._lock.acquire(blocking=force):
-            return
-        try:
-            self._refresh_locked(force=force)
-        finally:
-            self._lock.release()
-
-    def _refresh_locked(self, *, force: bool) -> None:
-        generation, count = self._generation_and_count()
-        self._checked_at = time.monotonic()
-        if count == 0:
-            self._redactor, self._redactor_generation = None, generation
-            return
-        if generation == self._redactor_generation and self._redactor is not None:
-            return
-        if (
-            not force
-            and self._key is None
-            and (time.monotonic() - self._quiet_failed_at < QUIET_RETRY_S)
-        ):
-            return
-        try:
-            with self._quietly():
-                known = self._all_values()
-        except (VaultProblem, InvalidInput):
-            self._quiet_failed_at = time.monotonic()
-            if not self._warned:
-                self._warned = True
-                log.warning(
-                    "the vault is locked, so secret values cannot be redacted from new "
-                    "tape entries and memories in this process; unlock it (keyring or %s)",
-                    PASSPHRASE_ENV,
-                )
-            return
-        self._redactor = Redactor(known)
-        self._redactor_generation = generation
+    def ensure_redacts(self) -> None:
+        """Make sure every current value is redacted (called before a value leaves)."""
+        self.redactor.refresh(force=True)
 
     @contextmanager
-    def _quietly(self) -> Iterator[None]:
-        # Redaction runs inside other writes: it may use an unlocked key or the
-        # keyring, but never prompt for a passphrase.
+    def quietly(self) -> Iterator[None]:
+        """Within: the passphrase is never asked for (redaction runs inside other
+        writes; it may use an unlocked key or the keyring, never a prompt)."""
         before = getattr(self._quiet, "on", False)
         self._quiet.on = True
         try:
@@ -448,10 +378,10 @@ class VaultService:
         finally:
             self._quiet.on = before
 
-    def _peek_key(self) -> bytes:
+    def peek_key(self) -> bytes:
         """The key for reading, writing nothing: redaction runs inside other
         transactions, so it must not finish a rotation (that writes) from there."""
-        recorded = self._meta("key_id")
+        recorded = rows.meta(self._rt, "key_id")
         if self._key is not None and key_id(self._key).hex() == recorded:
             return self._key
         try:
@@ -468,55 +398,38 @@ class VaultService:
             raise VaultProblem("the key in the key store is not this vault's key")
         return current
 
-    def _all_values(self) -> dict[str, str]:
-        key = self._peek_key()
+    def all_values(self) -> dict[str, str]:
+        """Every value that opens, by name (damaged blobs are left out)."""
+        key = self.peek_key()
         with self._rt.read() as s:
-            rows = list(s.exec(select(SecretRow)))
+            stored = list(s.exec(select(SecretRow)))
         values: dict[str, str] = {}
-        for row in rows:
+        for row in stored:
             try:
                 values[row.name] = self.open_row(row, key)
             except VaultProblem:
                 continue  # a damaged blob has no value to redact; reading it says why
         return values
 
-    def ensure_redacts(self) -> None:
-        """Make sure every current value is redacted (called before a value leaves)."""
-        self._refresh_redactor(force=True)
+    def generation_and_count(self) -> tuple[int, int]:
+        """The vault's change counter (bumped by set, rm, rotate) and its size."""
+        return rows.generation_and_count(self._rt)
 
     # -- bookkeeping ---------------------------------------------------------------
 
-    def _meta(self, key: str) -> str | None:
-        with self._rt.read() as s:
-            row = s.get(VaultMetaRow, key)
-            return row.value if row is not None else None
-
-    def _set_meta(self, s: Session, key: str, value: str) -> None:
-        s.merge(VaultMetaRow(key=key, value=value))
-
-    def _bump_generation(self, s: Session) -> None:
-        row = s.get(VaultMetaRow, "generation")
-        s.merge(VaultMetaRow(key="generation", value=str(int(row.value) + 1 if row else 1)))
-
-    def _generation_and_count(self) -> tuple[int, int]:
-        with self._rt.read() as s:
-            row = s.get(VaultMetaRow, "generation")
-            count = s.exec(select(func.count()).select_from(SecretRow)).one()
-            return (int(row.value) if row else 0), int(count)
-
     def meta_json(self, key: str) -> dict[str, Any] | None:
-        raw = self._meta(key)
+        raw = rows.meta(self._rt, key)
         return dict(json.loads(raw)) if raw else None
 
     def set_meta_json(self, key: str, value: Mapping[str, Any], *, action: str) -> None:
         with self._rt.write() as s:
-            self._set_meta(s, key, json.dumps(dict(value), ensure_ascii=False, sort_keys=True))
+            rows.set_meta(s, key, json.dumps(dict(value), ensure_ascii=False, sort_keys=True))
             record(s, self._rt.now_iso(), action, agent=None, actor="owner")
 
     def close(self) -> None:
         with self._lock:
             self._key = None
-            self._redactor = None
+            self.redactor.forget()
 
 
 def for_runtime(rt: Runtime, home_id: str) -> VaultService:
@@ -530,38 +443,6 @@ def for_runtime(rt: Runtime, home_id: str) -> VaultService:
     return service
 
 
-def _check_name(name: str) -> None:
-    if isinstance(name, str) and looks_like_credential(name):
-        # Someone typed the value where the name goes: do not echo it back.
-        raise InvalidInput(
-            "That secret name looks like a credential itself; a name says what the secret "
-            "is (e.g. GITHUB_TOKEN) and the value is read from stdin. Nothing was stored."
-        )
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise InvalidInput(
-            f"Invalid secret name {name!r}: use 1-128 letters, digits, '_', '.' or '-', "
-            "starting with a letter or digit (e.g. GITHUB_TOKEN; Chinese letters are fine)."
-        )
-
-
-def _info(row: SecretRow) -> SecretInfo:
-    return SecretInfo(
-        id=row.id,
-        name=row.name,
-        tags=tuple(json.loads(row.tags)),
-        mode=row.mode,
-        created_at=from_iso(row.created_at),
-        updated_at=from_iso(row.updated_at),
-        key_id=row.key_id,
-    )
-
-
 def _problem(exc: VaultError) -> VaultProblem:
     # The vault's own messages carry no value or key (see app.vault.errors).
     return VaultProblem(f"{exc} ({type(exc).__name__}).")
-
-
-def key_file(home: Path) -> Path:
-    from .passphrase import KEY_FILE_NAME
-
-    return home / KEY_FILE_NAME
