@@ -21,9 +21,10 @@ import json
 import time
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, update
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from . import grants
 from .clock import from_iso, to_iso
 from .db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from .errors import InvalidInput, NotFound
@@ -31,7 +32,7 @@ from .events import record
 from .models import AgentSettings
 from .reviewer import review
 from .runtime import Runtime, agent_row
-from .vault.records import REQUEST_STATUSES, SCOPES, AccessRequest, Grant, SecretResult
+from .vault.records import REQUEST_STATUSES, SCOPES, AccessRequest, SecretResult
 from .vault.service import VaultService
 
 DEFAULT_TTL_S = 24 * 3600.0  # a request nobody waits on stays answerable for a day
@@ -62,7 +63,7 @@ def request(
     with rt.write() as s:
         arow = agent_row(s, agent)
         srow = vault.row(s, name)
-        grant = _holding_grant(s, arow, srow, session)
+        grant = grants.holding(s, arow, srow, session)
         fresh = False
         if grant is not None:
             request_id, grant_id, mode = None, grant.id, None
@@ -108,32 +109,9 @@ def request(
     if grant_id is None and request_id is not None:
         grant_id = _wait(rt, request_id, wait_seconds)
     if grant_id is not None:
-        return _deliver(rt, vault, agent, name, grant_id, request_id)
+        return grants.deliver(rt, vault, agent, name, grant_id, request_id)
     assert request_id is not None
     return _result(rt, request_id)
-
-
-def _holding_grant(
-    s: Session, arow: AgentRow, srow: SecretRow, session: str | None
-) -> GrantRow | None:
-    holds = (col(GrantRow.scope) == "always") | (
-        (col(GrantRow.scope) == "once") & (col(GrantRow.used_count) == 0)
-    )
-    if session is not None:
-        holds = holds | ((col(GrantRow.scope) == "session") & (col(GrantRow.session) == session))
-    rank = case(
-        (col(GrantRow.scope) == "always", 0), (col(GrantRow.scope) == "session", 1), else_=2
-    )
-    return s.exec(
-        select(GrantRow)
-        .where(
-            GrantRow.agent_id == arow.id,
-            GrantRow.secret_id == srow.id,
-            col(GrantRow.revoked_at).is_(None),
-            holds,
-        )
-        .order_by(rank, col(GrantRow.id))
-    ).first()
 
 
 def _pending_for(
@@ -206,73 +184,6 @@ def _wait(rt: Runtime, request_id: int, wait_seconds: float) -> int | None:
     if wait_seconds > 0:
         _expire(rt, [request_id], f"no answer within {wait_seconds:g} seconds")
     return None
-
-
-def _deliver(
-    rt: Runtime,
-    vault: VaultService,
-    agent: str,
-    name: str,
-    grant_id: int,
-    request_id: int | None,
-) -> SecretResult:
-    key = vault.key()  # may unlock (or fail) before the write lock is taken
-    vault.ensure_redacts()  # the value is about to be known: make sure it is redacted
-    now = rt.now_iso()
-    with rt.write() as s:
-        grant = s.get(GrantRow, grant_id)
-        arow = agent_row(s, agent)
-        if grant is None or grant.agent_id != arow.id or not _holds(grant):
-            # Consumed by a concurrent read, revoked, or not this agent's.
-            result = SecretResult(
-                "denied",
-                agent,
-                name,
-                request_id,
-                None,
-                None,
-                "the grant no longer holds (used, revoked or another agent's); ask again",
-                None,
-            )
-            return result
-        srow = s.get(SecretRow, grant.secret_id)
-        if srow is None:
-            raise NotFound(f"Secret {name!r} was removed from the vault.")
-        value = vault.open_row(srow, key)
-        grant.used_count += 1
-        grant.last_used_at = now
-        s.add(grant)
-        decided_by, reason = "owner", None
-        if request_id is not None:
-            req = s.get(AccessRequestRow, request_id)
-            if req is not None:
-                req.delivered_at = now
-                s.add(req)
-                decided_by, reason = req.decided_by or "owner", req.decision_reason
-        record(
-            s,
-            now,
-            "secret.read",
-            agent=agent,
-            actor="agent",
-            ids=[grant.id, srow.name],
-            counts={"used": grant.used_count},
-        )
-        return SecretResult(
-            "allowed",
-            agent,
-            srow.name,
-            request_id,
-            grant.id,
-            decided_by,
-            reason,
-            grant.scope,
-            value,
-        )
-
-
-def _holds(grant: GrantRow) -> bool:
-    return grant.revoked_at is None and not (grant.scope == "once" and grant.used_count >= 1)
 
 
 def _result(rt: Runtime, request_id: int) -> SecretResult:
@@ -478,35 +389,6 @@ def get_request(rt: Runtime, request_id: int) -> AccessRequest:
         return _to_request(req)
 
 
-def list_grants(rt: Runtime, *, agent: str | None = None, active_only: bool = False) -> list[Grant]:
-    with rt.read() as s:
-        q = select(GrantRow)
-        if agent is not None:
-            q = q.where(GrantRow.agent_id == agent_row(s, agent).id)
-        grants = [_to_grant(r) for r in s.exec(q.order_by(col(GrantRow.id).desc()))]
-    return [g for g in grants if g.active] if active_only else grants
-
-
-def revoke(rt: Runtime, grant_id: int) -> Grant:
-    """End a grant now; the agent must ask again."""
-    with rt.write() as s:
-        row = s.get(GrantRow, grant_id)
-        if row is None:
-            raise NotFound(f"No grant {grant_id}. List them with `tapemind grants list`.")
-        if row.revoked_at is None:
-            row.revoked_at = rt.now_iso()
-            s.add(row)
-            record(
-                s,
-                row.revoked_at,
-                "grant.revoke",
-                agent=row.agent,
-                actor="owner",
-                ids=[row.id, row.secret],
-            )
-        return _to_grant(row)
-
-
 def _time(value: str | None) -> datetime | None:
     return from_iso(value) if value else None
 
@@ -528,20 +410,4 @@ def _to_request(r: AccessRequestRow) -> AccessRequest:
         decided_at=_time(r.decided_at),
         expires_at=from_iso(r.expires_at),
         delivered_at=_time(r.delivered_at),
-    )
-
-
-def _to_grant(r: GrantRow) -> Grant:
-    return Grant(
-        id=r.id or 0,
-        agent=r.agent,
-        secret=r.secret,
-        scope=r.scope,
-        session=r.session,
-        request_id=r.request_id,
-        created_at=from_iso(r.created_at),
-        revoked_at=_time(r.revoked_at),
-        used_count=r.used_count,
-        last_used_at=_time(r.last_used_at),
-        active=_holds(r),
     )

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from sqlalchemy import text
 
-from . import agents, approvals, audit, memories, recall, reviewer, search, tape, transfer
+from . import agents, approvals, audit, grants, memories, recall, reviewer, search, tape, transfer
 from . import home as homes
 from .clock import Clock, SystemClock
 from .db.store import Store
@@ -441,10 +441,10 @@ class Engine:
         return approvals.answer(self._rt, request_id, allow=allow, scope=scope, reason=reason)
 
     def grants(self, *, agent: str | None = None, active_only: bool = False) -> list[Grant]:
-        return approvals.list_grants(self._rt, agent=agent, active_only=active_only)
+        return grants.list_(self._rt, agent=agent, active_only=active_only)
 
     def revoke_grant(self, grant_id: int) -> Grant:
-        return approvals.revoke(self._rt, grant_id)
+        return grants.revoke(self._rt, grant_id)
 
     def reviewer_rules(self) -> ReviewerRules:
         """What the "review" mode's reviewer may approve on the owner's behalf."""

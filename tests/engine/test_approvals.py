@@ -64,11 +64,9 @@ def test_agent_a_never_reads_a_secret_granted_only_to_b(vault: Engine) -> None:
     assert mine.agent == "alice"
     # Even with bob's grant id in hand there is no way to redeem it as alice.
     bob_grant = vault.grants(agent="bob")[0]
-    from app import approvals
+    from app import grants
 
-    result = approvals._deliver(
-        vault._runtime, vault._vault, "alice", "API_KEY", bob_grant.id, None
-    )
+    result = grants.deliver(vault._runtime, vault._vault, "alice", "API_KEY", bob_grant.id, None)
     assert result.status == "denied" and result.value is None
 
 
