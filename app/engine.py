@@ -403,9 +403,9 @@ class Engine:
         agent: str,
         name: str,
         reason: str,
-        *,
         wait_seconds: float = 0,
         session: str | None = None,
+        *,
         ttl_seconds: float | None = None,
     ) -> SecretResult:
         """An agent asks for a secret with a reason (the MCP tool `request_secret`).
