@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from .clock import Clock, to_iso
 from .db.schema import AgentRow
-from .db.store import Store
+from .db.store import Store, dbapi
 from .errors import NotFound
 from .events import Event, EventBus
 
@@ -55,12 +55,40 @@ class Runtime:
             yield session
 
 
+def _no_agent(name: str) -> NotFound:
+    return NotFound(
+        f"No agent named {name!r} in this home. List agents with `tapemind agent list` "
+        f"or add it with `tapemind agent add {name}`."
+    )
+
+
 def agent_row(session: Session, name: str) -> AgentRow:
-    """The agent named `name`, or NotFound with what to do."""
+    """The agent named `name` (attached to the session), or NotFound with what to do."""
     row = session.exec(select(AgentRow).where(AgentRow.name == name)).first()
     if row is None:
-        raise NotFound(
-            f"No agent named {name!r} in this home. List agents with `tapemind agent list` "
-            f"or add it with `tapemind agent add {name}`."
-        )
+        raise _no_agent(name)
     return row
+
+
+def agent_ref(session: Session, name: str) -> AgentRow:
+    """The agent named `name` as a detached row, read without the ORM (hot paths:
+    append, remember, lists). Never add it to the session."""
+    found = (
+        dbapi(session)
+        .execute(
+            "SELECT id, name, created_at, settings, next_seq, token_hash FROM agents "
+            "WHERE name = ?",
+            (name,),
+        )
+        .fetchone()
+    )
+    if found is None:
+        raise _no_agent(name)
+    return AgentRow(
+        id=found[0],
+        name=found[1],
+        created_at=found[2],
+        settings=found[3],
+        next_seq=found[4],
+        token_hash=found[5],
+    )
