@@ -332,8 +332,10 @@ def store_new(
         "INSERT INTO memories (id, agent_id, category, text, content_hash, importance, "
         "confidence, status, version, thread, turn, user, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?, ?, ?, ?)",
-        (new_id, arow.id, category, body, digest, importance, confidence)
-        + (thread, turn, user, now, now),
+        (
+            *(new_id, arow.id, category, body, digest, importance, confidence),
+            *(thread, turn, user, now, now),
+        ),
     )
     db.execute(
         "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
