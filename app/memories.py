@@ -458,19 +458,38 @@ def list_(
     limit: int = 50,
     offset: int = 0,
 ) -> list[Memory]:
-    """One page of an agent's memories, newest first."""
+    """One page of an agent's memories, newest first.
+
+    The indexes are (agent, status, id) and (agent, category, status, id), so
+    "newest first across statuses" is one index walk per status, merged; a
+    plain ORDER BY would sort every memory of the agent (25 ms at 100k)."""
     if limit <= 0 or offset < 0:
         raise InvalidInput("limit must be positive and offset not negative.")
+    if category is not None:
+        intake.check_category(category)
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)}.")
+    limit = min(limit, MAX_LIST)
     with rt.read() as s:
-        arow = agent_row(s, agent)
-        rows = s.exec(
-            select(MemoryRow)
-            .where(*_filters(arow, category, status))
-            .order_by(col(MemoryRow.id).desc())
-            .limit(min(limit, MAX_LIST))
-            .offset(offset)
-        ).all()
-        return [to_memory(r, agent) for r in rows]
+        arow = agent_ref(s, agent)
+        where = "agent_id = ?" + (" AND category = ?" if category is not None else "")
+        args: list[Any] = [arow.id] + ([category] if category is not None else [])
+        parts, params = [], []
+        for one in [status] if status is not None else STATUSES:
+            parts.append(
+                f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
+                f"WHERE {where} AND status = ? ORDER BY id DESC LIMIT ?)"
+            )
+            params += [*args, one, offset + limit]
+        rows = (
+            dbapi(s)
+            .execute(
+                " UNION ALL ".join(parts) + " ORDER BY id DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            )
+            .fetchall()
+        )
+        return [_raw_memory(r, agent) for r in rows]
 
 
 def count(

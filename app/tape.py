@@ -181,13 +181,14 @@ def append_in(
     now = rt.now_iso()
     first_id = int(db.execute("SELECT coalesce(max(id), 0) FROM tape_entries").fetchone()[0]) + 1
     seq = arow.next_seq
+    agent_id = arow.id  # a plain int: ORM attribute access costs per row
     rows = []
     for offset, e in enumerate(fresh):
         body = rt.redact(e.text)
         rows.append(
             (
                 first_id + offset,
-                arow.id,
+                agent_id,
                 seq + offset,
                 e.thread,
                 e.turn,
@@ -211,13 +212,13 @@ def append_in(
     )
     db.executemany(
         "INSERT INTO tape_fts (rowid, tokens) VALUES (?, ?)",
-        [(r[0], index_tokens(r[8], arow.id)) for r in rows],
+        [(r[0], index_tokens(r[8], agent_id)) for r in rows],
     )
     db.executemany(
         "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) VALUES ('tape', ?, ?, ?)",
-        [(r[0], arow.id, now) for r in rows if r[6] in EMBEDDED_KINDS and r[8].strip()],
+        [(r[0], agent_id, now) for r in rows if r[6] in EMBEDDED_KINDS and r[8].strip()],
     )
-    db.execute("UPDATE agents SET next_seq = ? WHERE id = ?", (seq + len(rows), arow.id))
+    db.execute("UPDATE agents SET next_seq = ? WHERE id = ?", (seq + len(rows), agent_id))
     arow.next_seq = seq + len(rows)
     ids = tuple(r[0] for r in rows)
     record(
