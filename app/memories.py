@@ -571,8 +571,42 @@ def forget(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Memory:
             .values(text="")
         )
         unindex_memory(s, memory_id)
-        record(s, now, "memory.forget", agent=owner, actor=actor, ids=[memory_id])
+        erased = _erase_remember_calls(s, memory_id, now)
+        if erased:
+            record(s, now, "tape.erase", agent=owner, actor=actor, ids=erased)
+        record(
+            s,
+            now,
+            "memory.forget",
+            agent=owner,
+            actor=actor,
+            ids=[memory_id],
+            counts={"tape_erased": len(erased)},
+        )
         return to_memory(row, owner)
+
+
+def _erase_remember_calls(s: Session, memory_id: int, now: str) -> list[int]:
+    """Erase the tape entries that a source-less `remember` wrote for this memory:
+    their content is the memory's text, so forgetting must take them too."""
+    db = dbapi(s)
+    ids = [
+        int(i)
+        for (i,) in db.execute(
+            "SELECT e.id FROM provenance p JOIN tape_entries e ON e.id = p.entry_id "
+            "WHERE p.memory_id = ? AND e.kind = 'event' AND e.erased_at IS NULL "
+            "AND json_extract(e.meta, '$.call') = 'remember'",
+            (memory_id,),
+        )
+    ]
+    for entry_id in ids:
+        db.execute(
+            "UPDATE tape_entries SET content = '', meta = NULL, erased_at = ? WHERE id = ?",
+            (now, entry_id),
+        )
+        db.execute("DELETE FROM tape_fts WHERE rowid = ?", (entry_id,))
+        db.execute("DELETE FROM embed_queue WHERE kind = 'tape' AND item_id = ?", (entry_id,))
+    return ids
 
 
 def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
