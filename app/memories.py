@@ -43,7 +43,7 @@ from .models import (
     RememberResult,
 )
 from .runtime import Runtime, agent_ref, agent_row
-from .tape import append_in, to_entry
+from .tape import append_in, label, to_entry
 from .textnorm import memory_hash
 
 MAX_LIST = 1000
@@ -232,6 +232,9 @@ def remember(
     intake.check_importance(importance)
     intake.check_importance(confidence)
     body = intake.check_text(rt.redact(body))
+    thread = label(thread, "thread", "remember", required=False)
+    turn = label(turn, "turn", "remember", required=False)
+    user = label(user, "user", "remember", required=False)
     digest = memory_hash(body)
     now = rt.now_iso()
     with rt.write() as s:
@@ -516,6 +519,10 @@ def edit(
     body = body.strip()
     if not body:
         raise InvalidInput("The new text is empty; to remove a memory use `tapemind forget`.")
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("The new text is not valid Unicode (a lone surrogate).") from None
     if len(body) > intake.MAX_MEMORY_CHARS:
         raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
     body = rt.redact(body)

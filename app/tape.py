@@ -41,8 +41,56 @@ def _label(value: Any, name: str, where: str, *, required: bool) -> str | None:
     if not isinstance(value, str | int):
         raise InvalidInput(f"{where}: '{name}' must be a string.")
     value = str(value)
+    if not _encodable(value):
+        raise InvalidInput(f"{where}: '{name}' is not valid Unicode (a lone surrogate).")
     if len(value) > MAX_LABEL_CHARS:
         raise InvalidInput(f"{where}: '{name}' is longer than {MAX_LABEL_CHARS} characters.")
+    return value
+
+
+def label(value: Any, name: str, where: str, *, required: bool) -> str | None:
+    """A thread/turn/user label, or InvalidInput saying what is wrong with it."""
+    return _label(value, name, where, required=required)
+
+
+def _encodable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _time(value: Any, where: str) -> datetime | None:
+    """A user-given entry time as an aware datetime that SQLite text can hold."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = from_iso(value)
+        except ValueError:
+            raise InvalidInput(f"{where}: time {value!r} is not an ISO 8601 time.") from None
+        except OverflowError:
+            raise InvalidInput(f"{where}: time {value!r} is out of range.") from None
+    elif not isinstance(value, datetime):
+        raise InvalidInput(f"{where}: time must be an ISO 8601 string.")
+    try:
+        to_iso(value)
+    except (ValueError, OverflowError):
+        raise InvalidInput(f"{where}: time {value.isoformat()} is out of range.") from None
+    return value
+
+
+def _meta(value: Any, where: str) -> Mapping[str, Any] | None:
+    """`meta` as an object that stores as strict JSON, or InvalidInput."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"{where}: 'meta' must be an object.")
+    try:
+        json.dumps(dict(value), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError) as exc:
+        raise InvalidInput(f"{where}: 'meta' is not storable as JSON ({exc}).") from None
     return value
 
 
@@ -107,17 +155,8 @@ def coerce_entry(raw: NewEntry | Mapping[str, Any], index: int = 0) -> NewEntry:
             f"{where}: text is {size} bytes, over the 1 MiB limit for one entry; "
             "split it or store a summary and a pointer to the file."
         )
-    created = data.get("created_at")
-    if isinstance(created, str):
-        try:
-            created = from_iso(created)
-        except ValueError:
-            raise InvalidInput(f"{where}: time {created!r} is not an ISO 8601 time.") from None
-    elif created is not None and not isinstance(created, datetime):
-        raise InvalidInput(f"{where}: time must be an ISO 8601 string.")
-    meta = data.get("meta")
-    if meta is not None and not isinstance(meta, Mapping):
-        raise InvalidInput(f"{where}: 'meta' must be an object.")
+    created = _time(data.get("created_at"), where)
+    meta = _meta(data.get("meta"), where)
     return NewEntry(
         thread=_label(data.get("thread"), "thread", where, required=True) or "",
         turn=_label(data.get("turn"), "turn", where, required=False),
