@@ -42,7 +42,7 @@ from .models import (
     NewEntry,
     RememberResult,
 )
-from .runtime import Runtime, agent_ref, agent_row
+from .runtime import AgentLike, Runtime, agent_ref, agent_row
 from .tape import append_in, label, to_entry
 from .textnorm import memory_hash
 
@@ -123,7 +123,7 @@ class _Source:
     user: str | None
 
 
-def _check_sources(s: Session, arow: AgentRow, sources: Sequence[int]) -> list[_Source]:
+def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[_Source]:
     db = dbapi(s)
     rows: list[_Source] = []
     for entry_id in dict.fromkeys(sources):
@@ -142,7 +142,7 @@ def _check_sources(s: Session, arow: AgentRow, sources: Sequence[int]) -> list[_
 
 
 def _check_parents(
-    s: Session, arow: AgentRow, parents: Sequence[int], *, what: str = "Parent memory"
+    s: Session, arow: AgentLike, parents: Sequence[int], *, what: str = "Parent memory"
 ) -> list[int]:
     db = dbapi(s)
     out: list[int] = []
@@ -308,7 +308,7 @@ def remember(
 def store_new(
     rt: Runtime,
     s: Session,
-    arow: AgentRow,
+    arow: AgentLike,
     body: str,
     category: str,
     digest: str,
@@ -439,7 +439,7 @@ def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetai
         )
 
 
-def _filters(arow: AgentRow, category: str | None, status: str | None) -> list[Any]:
+def _filters(arow: AgentLike, category: str | None, status: str | None) -> list[Any]:
     if category is not None:
         intake.check_category(category)
     if status is not None and status not in STATUSES:

@@ -70,9 +70,25 @@ def agent_row(session: Session, name: str) -> AgentRow:
     return row
 
 
-def agent_ref(session: Session, name: str) -> AgentRow:
-    """The agent named `name` as a detached row, read without the ORM (hot paths:
-    append, remember, lists). Never add it to the session."""
+@dataclass
+class AgentRef:
+    """What hot paths need of an agent, read without the ORM (building a SQLModel
+    row costs ~0.2 ms). Has the same attributes as AgentRow."""
+
+    id: int
+    name: str
+    created_at: str
+    settings: str
+    next_seq: int
+    token_hash: str | None
+
+
+AgentLike = AgentRow | AgentRef
+
+
+def agent_ref(session: Session, name: str) -> AgentRef:
+    """The agent named `name`, read without the ORM (hot paths: append, remember,
+    lists), or NotFound with what to do."""
     found = (
         dbapi(session)
         .execute(
@@ -84,11 +100,4 @@ def agent_ref(session: Session, name: str) -> AgentRow:
     )
     if found is None:
         raise _no_agent(name)
-    return AgentRow(
-        id=found[0],
-        name=found[1],
-        created_at=found[2],
-        settings=found[3],
-        next_seq=found[4],
-        token_hash=found[5],
-    )
+    return AgentRef(*found)

@@ -24,7 +24,7 @@ from .errors import InvalidInput, NotFound
 from .events import record
 from .fulltext import index_tokens
 from .models import KINDS, ROLES, AppendResult, NewEntry, TapeEntry
-from .runtime import Runtime, agent_ref
+from .runtime import AgentLike, Runtime, agent_ref
 from .textnorm import entry_hash
 
 MAX_ENTRY_BYTES = 1024 * 1024
@@ -40,12 +40,12 @@ def _label(value: Any, name: str, where: str, *, required: bool) -> str | None:
         return None
     if not isinstance(value, str | int):
         raise InvalidInput(f"{where}: '{name}' must be a string.")
-    value = str(value)
-    if not _encodable(value):
+    out = str(value)
+    if not _encodable(out):
         raise InvalidInput(f"{where}: '{name}' is not valid Unicode (a lone surrogate).")
-    if len(value) > MAX_LABEL_CHARS:
+    if len(out) > MAX_LABEL_CHARS:
         raise InvalidInput(f"{where}: '{name}' is longer than {MAX_LABEL_CHARS} characters.")
-    return value
+    return out
 
 
 def label(value: Any, name: str, where: str, *, required: bool) -> str | None:
@@ -74,11 +74,12 @@ def _time(value: Any, where: str) -> datetime | None:
             raise InvalidInput(f"{where}: time {value!r} is out of range.") from None
     elif not isinstance(value, datetime):
         raise InvalidInput(f"{where}: time must be an ISO 8601 string.")
+    when: datetime = value
     try:
-        to_iso(value)
+        to_iso(when)
     except (ValueError, OverflowError):
-        raise InvalidInput(f"{where}: time {value.isoformat()} is out of range.") from None
-    return value
+        raise InvalidInput(f"{where}: time {when.isoformat()} is out of range.") from None
+    return when
 
 
 def _meta(value: Any, where: str) -> Mapping[str, Any] | None:
@@ -189,7 +190,7 @@ def to_entry(row: TapeEntryRow, agent: str) -> TapeEntry:
 
 
 def append_in(
-    rt: Runtime, s: Session, arow: AgentRow, items: Sequence[NewEntry], actor: str = "agent"
+    rt: Runtime, s: Session, arow: AgentLike, items: Sequence[NewEntry], actor: str = "agent"
 ) -> AppendResult:
     """Append validated entries inside an open write transaction."""
     assert arow.id is not None

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..db.store import dbapi
 from ..engine import Engine
 from ..textnorm import memory_hash
 from . import machine
@@ -120,7 +121,7 @@ def _seed_memories(engine: Engine, agent: str, total: int) -> None:
     agent_id = engine.agent(agent).id
     now = "2026-11-01T09:00:00.000000Z"
     with engine._runtime.store.write() as s:
-        db = s.connection().connection.driver_connection
+        db = dbapi(s)
         for lo in range(1, total + 1, 10_000):
             chunk = range(lo, min(total + 1, lo + 10_000))
             texts = [(i, f"memory {i}: 用户偏好 {i % 97} prefers option {i}") for i in chunk]
