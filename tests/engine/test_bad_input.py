@@ -303,3 +303,12 @@ def test_random_entries_are_appended_or_refused_whole(
     assert [e.id for e in entries] == list(result.ids)
     seqs = [e.seq for e in fuzz_engine.tape("fz", limit=1000)]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+
+
+def test_an_entry_dated_before_the_year_1000_reads_back(cc: Engine) -> None:
+    # Regression (hypothesis): strftime wrote "907-06-20…", which broke every later read.
+    when = datetime(907, 6, 20, 14, 9, 12, 66, tzinfo=UTC)
+    (entry_id,) = cc.append("cc", [{**GOOD, "time": when.isoformat()}]).ids
+    assert cc.entry(entry_id).created_at == when
+    early = cc.tape("cc", until=datetime(1000, 1, 1, tzinfo=UTC))  # sorts as text too
+    assert [e.id for e in early] == [entry_id]
