@@ -26,3 +26,11 @@ def describe() -> dict[str, str | int]:
         "sqlite": sqlite3.sqlite_version,
         "platform": platform.platform(),
     }
+
+
+def load() -> str:
+    """The 1/5/15-minute load averages, when the OS reports them."""
+    try:
+        return " ".join(f"{v:.2f}" for v in os.getloadavg())
+    except (AttributeError, OSError):
+        return ""
