@@ -32,7 +32,7 @@ from .db.schema import (
 from .db.store import dbapi
 from .errors import InvalidInput, NotFound, Refused
 from .events import record
-from .fulltext import index_tokens
+from .fulltext import index_tokens, purge
 from .models import (
     STATUSES,
     Memory,
@@ -578,8 +578,10 @@ def forget(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Memory:
             .values(text="")
         )
         unindex_memory(s, memory_id)
+        purge(dbapi(s), "memory_fts")
         erased = _erase_remember_calls(s, memory_id, now)
         if erased:
+            purge(dbapi(s), "tape_fts")
             record(s, now, "tape.erase", agent=owner, actor=actor, ids=erased)
         record(
             s,
@@ -590,7 +592,9 @@ def forget(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Memory:
             ids=[memory_id],
             counts={"tape_erased": len(erased)},
         )
-        return to_memory(row, owner)
+        result = to_memory(row, owner)
+    rt.store.checkpoint()
+    return result
 
 
 def _erase_remember_calls(s: Session, memory_id: int, now: str) -> list[int]:

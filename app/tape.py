@@ -22,7 +22,7 @@ from .db.schema import AgentRow, EmbedQueueRow, TapeEntryRow
 from .db.store import dbapi
 from .errors import InvalidInput, NotFound
 from .events import record
-from .fulltext import index_tokens
+from .fulltext import index_tokens, purge
 from .models import KINDS, ROLES, AppendResult, NewEntry, TapeEntry
 from .runtime import AgentLike, Runtime, agent_ref
 from .textnorm import entry_hash
@@ -373,6 +373,7 @@ def erase(rt: Runtime, entry_id: int) -> TapeEntry:
             s.add(row)
             conn = s.connection()
             conn.execute(text("DELETE FROM tape_fts WHERE rowid = :id"), {"id": entry_id})
+            purge(dbapi(s), "tape_fts")
             s.execute(
                 EmbedQueueRow.__table__.delete().where(  # type: ignore[attr-defined]
                     (EmbedQueueRow.kind == "tape") & (EmbedQueueRow.item_id == entry_id)
@@ -380,4 +381,6 @@ def erase(rt: Runtime, entry_id: int) -> TapeEntry:
             )
             record(s, rt.now_iso(), "tape.erase", agent=owner.name, actor="owner", ids=[entry_id])
         s.flush()
-        return to_entry(row, owner.name)
+        result = to_entry(row, owner.name)
+    rt.store.checkpoint()
+    return result

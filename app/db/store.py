@@ -53,6 +53,9 @@ def _sqlite_engine(path: Path) -> SAEngine:
         # time (single appends 430/s -> 1,100/s on the 2-core test machine).
         cur.execute("PRAGMA wal_autocheckpoint=10000")
         cur.execute("PRAGMA journal_size_limit=67108864")
+        # Deleted content is overwritten, not just unlinked from the b-tree: a
+        # forgotten memory or erased entry must not linger in free pages.
+        cur.execute("PRAGMA secure_delete=ON")
         cur.execute("PRAGMA temp_store=MEMORY")
         cur.execute("PRAGMA cache_size=-32000")
         cur.close()
@@ -117,6 +120,16 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database and truncate it, so page images of
+        deleted text do not linger in the -wal file (after forget and erase).
+        Best effort: with readers active SQLite checkpoints what it can."""
+        if not self.is_sqlite:
+            return
+        with self.engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.rollback()
 
     # -- schema -----------------------------------------------------------------
 
