@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.clihelp import fails
 
 
@@ -243,3 +245,38 @@ def test_unknown_agent_on_tape_commands(ready) -> None:
         3,
         "agent add ghost",
     )
+
+
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        (b'{"thread": "t", "role": "user", "text": "ok"}\n{"thread": "t", "role": ', "line 2"),
+        (b'{"thread": "t", "role": "user", "text": "ok"}\n\xff\xfe bad bytes\n', "UTF-8"),
+        (b'["not", "an", "object"]\n', "JSON object"),
+        (b'{"thread": "t", "role": "user", "kind": "chat", "text": "x"}\n', "kind 'chat'"),
+        (b'{"thread": "t", "role": "robot", "text": "x"}\n', "role 'robot'"),
+        (
+            b'{"thread": "t", "role": "user", "text": "ok"}\n'
+            + json.dumps({"thread": "t", "role": "user", "text": "x" * (1024 * 1024 + 1)}).encode()
+            + b"\n",
+            "1 MiB",
+        ),
+        (b"\n\n", "Nothing to append"),
+    ],
+)
+def test_a_bad_jsonl_batch_appends_nothing(ready, run_json, payload: bytes, words: str) -> None:
+    ready("tape", "append", "--agent", "cc", "--thread", "t", "--role", "user", "--text", "first")
+    result = ready("tape", "append", "--agent", "cc", "--jsonl", "-", input=payload, ok=False)
+    fails(result, 2, words)
+    assert [e["seq"] for e in run_json("tape", "show", "--agent", "cc")] == [1]
+    assert len(run_json("audit", "--action", "tape.append")) == 1
+
+
+def test_a_jsonl_file_with_a_bom_and_crlf(ready, run_json, tmp_path: Path) -> None:
+    path = tmp_path / "windows.jsonl"
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + b"\r\n".join(json.dumps(e, ensure_ascii=False).encode() for e in BATCH[:2])
+        + b"\r\n"
+    )
+    assert run_json("tape", "append", "--agent", "cc", "--jsonl", str(path))["ids"] == [1, 2]
