@@ -88,10 +88,14 @@ def _owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[Memory
     return row, owner.name
 
 
-def index_memory_text(s: Session, memory_id: int, body: str, agent_id: int, now: str) -> None:
-    """(Re)write a memory's full-text row and queue it for embedding."""
+def index_memory_text(
+    s: Session, memory_id: int, body: str, agent_id: int, now: str, *, new: bool = False
+) -> None:
+    """(Re)write a memory's full-text row and queue it for embedding (`new`: the
+    memory was just inserted, so there is no old row to delete)."""
     db = dbapi(s)
-    db.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+    if not new:
+        db.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
     if body:
         db.execute(
             "INSERT INTO memory_fts (rowid, tokens) VALUES (?, ?)",
@@ -355,11 +359,12 @@ def store_new(
             "SELECT memory_id FROM memory_uses WHERE agent_id = ? AND turn = ?", (arow.id, turn)
         ).fetchall()
         links.update((m, "derived") for (m,) in used if m != new_id)
-    db.executemany(
-        "INSERT INTO lineage (child_id, parent_id, relation, created_at) VALUES (?, ?, ?, ?)",
-        [(new_id, p, r, now) for p, r in sorted(links)],
-    )
-    index_memory_text(s, new_id, body, arow.id, now)
+    if links:
+        db.executemany(
+            "INSERT INTO lineage (child_id, parent_id, relation, created_at) VALUES (?, ?, ?, ?)",
+            [(new_id, p, r, now) for p, r in sorted(links)],
+        )
+    index_memory_text(s, new_id, body, arow.id, now, new=True)
     record(
         s,
         now,
