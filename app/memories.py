@@ -88,14 +88,11 @@ def _owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[Memory
     return row, owner.name
 
 
-def index_memory_text(
-    s: Session, memory_id: int, body: str, agent_id: int, now: str, *, new: bool = False
-) -> None:
-    """(Re)write a memory's full-text row and queue it for embedding (`new`: the
-    memory was just inserted, so there is no old row to delete)."""
+def index_memory_text(s: Session, memory_id: int, body: str, agent_id: int, now: str) -> None:
+    """(Re)write a memory's full-text row and queue it for embedding. The delete
+    runs for new memories too: ids are max+1, so a stale row may hold the id."""
     db = dbapi(s)
-    if not new:
-        db.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+    db.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
     if body:
         db.execute(
             "INSERT INTO memory_fts (rowid, tokens) VALUES (?, ?)",
@@ -364,7 +361,7 @@ def store_new(
             "INSERT INTO lineage (child_id, parent_id, relation, created_at) VALUES (?, ?, ?, ?)",
             [(new_id, p, r, now) for p, r in sorted(links)],
         )
-    index_memory_text(s, new_id, body, arow.id, now, new=True)
+    index_memory_text(s, new_id, body, arow.id, now)
     record(
         s,
         now,
