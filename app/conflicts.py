@@ -33,7 +33,7 @@ from .db.schema import (
 from .errors import InvalidInput, NotFound
 from .events import record
 from .models import Memory, TapeEntry
-from .runtime import Runtime, agent_row
+from .runtime import AgentLike, Runtime, agent_row
 
 KEEPS = ("old", "new", "both", "merge")
 CONFLICT_STATUSES = ("open", "resolved")
@@ -66,7 +66,7 @@ class Conflict:
 def raise_conflict(
     s: Session,
     now: str,
-    arow: AgentRow,
+    arow: AgentLike,
     existing_id: int,
     challenger_id: int,
     reason: str,

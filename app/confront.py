@@ -38,10 +38,10 @@ from sqlmodel import Session
 
 from .arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
 from .arbiter.evaluate import fulltext_overlap
-from .db.schema import AgentRow, DecisionRow, LineageRow, MemoryRow, ProvenanceRow
+from .db.schema import DecisionRow, LineageRow, MemoryRow, ProvenanceRow
 from .events import record
 from .models import AgentSettings, Memory, RememberResult
-from .runtime import Runtime
+from .runtime import AgentLike, Runtime
 from .textnorm import memory_hash
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class KeepAll:
         return Decision("add", None, "seeded as written", self.name)
 
 
-def neighbours(rt: Runtime, s: Session, arow: AgentRow, body: str) -> list[Neighbour]:
+def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
     """The candidate's nearest active memories: full-text and vector lists fused."""
     from .search import Filters, fuse  # search imports memories, which imports us
 
@@ -206,7 +206,7 @@ def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, fl
 
 
 def fulltext_neighbours(
-    rt: Runtime, s: Session, arow: AgentRow, body: str
+    rt: Runtime, s: Session, arow: AgentLike, body: str
 ) -> list[tuple[int, float]]:
     """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
     cache: dict[str, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
@@ -268,7 +268,7 @@ def _json(value: str) -> dict[str, Any]:
 def store_decision(
     s: Session,
     now: str,
-    arow: AgentRow,
+    arow: AgentLike,
     digest: str,
     category: str,
     action: str,
@@ -303,7 +303,7 @@ def store_decision(
     )
 
 
-def _live_target(s: Session, arow: AgentRow, decision: Decision) -> MemoryRow | None:
+def _live_target(s: Session, arow: AgentLike, decision: Decision) -> MemoryRow | None:
     if decision.target_id is None:
         return None
     try:
@@ -319,7 +319,7 @@ def _live_target(s: Session, arow: AgentRow, decision: Decision) -> MemoryRow | 
 def apply(
     rt: Runtime,
     s: Session,
-    arow: AgentRow,
+    arow: AgentLike,
     verdict: Verdict | None,
     body: str,
     category: str,
@@ -426,7 +426,7 @@ def apply(
 def refine(
     rt: Runtime,
     s: Session,
-    arow: AgentRow,
+    arow: AgentLike,
     target: MemoryRow,
     body: str,
     digest: str,
@@ -486,7 +486,7 @@ def refine(
 
 
 def supersede(
-    s: Session, now: str, arow: AgentRow, target: MemoryRow, successor_id: int, actor: str
+    s: Session, now: str, arow: AgentLike, target: MemoryRow, successor_id: int, actor: str
 ) -> None:
     """Mark `target` superseded by `successor_id`, with the lineage link between them."""
     target.status = "superseded"
