@@ -229,3 +229,43 @@ def test_a_target_gone_meanwhile_turns_into_add(
     result = cc.remember("cc", new, cat)
     assert result.decision == "add" and "no longer active" in result.reason
     assert cc.memory(target.id).memory.status == "forgotten"
+
+
+# -- vector neighbours ---------------------------------------------------------------
+
+
+class FixedIndex:
+    """A vector index stand-in that says memory `target` is `cosine` close to anything."""
+
+    def __init__(self, target: int, cosine: float, fail: bool = False) -> None:
+        self.target, self.cosine, self.fail = target, cosine, fail
+        self.queries: list[str] = []
+
+    def semantic_ids(self, s, arow, kind, text, filters, n):  # type: ignore[no-untyped-def]
+        self.queries.append(text)
+        if self.fail:
+            raise RuntimeError("index unavailable")
+        assert kind == "memory" and filters.statuses == ("active",)
+        return [(self.target, self.cosine)]
+
+
+def test_vector_neighbours_count_even_without_shared_words(cc: Engine) -> None:
+    m = cc.remember("cc", "王芳对花生过敏。", "project_fact").memory
+    assert m is not None
+    paraphrase = "Wang Fang has a peanut allergy."
+    index = FixedIndex(m.id, 0.97)
+    cc._runtime.services["retrieval"] = index
+    result = cc.remember("cc", paraphrase, "project_fact")
+    assert index.queries == [paraphrase]
+    # the arbiter compared it with the memory the index found (its reason shows the cosine)
+    assert "cosine 0.97" in result.reason and f"{m.id}:" in result.reason
+    assert cc.decisions("cc")[0].neighbours == 1
+
+
+def test_a_failing_index_leaves_full_text_neighbours(cc: Engine) -> None:
+    old, new, cat = CONFLICT["en"]
+    m = cc.remember("cc", old, cat).memory
+    assert m is not None
+    cc._runtime.services["retrieval"] = FixedIndex(m.id, 0.9, fail=True)
+    result = cc.remember("cc", new, cat)
+    assert (result.decision, result.target_id) == ("conflict", m.id)
