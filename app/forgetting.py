@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import text
 from sqlmodel import Session
@@ -34,7 +34,7 @@ from .errors import InvalidInput, NotFound
 from .events import record
 from .models import AgentSettings, Memory
 from .runtime import Runtime, agent_row
-from .strength import anchor_time, fade_time, strength
+from .strength import anchor_time, fade_days, fade_time, strength
 
 _FADE_INPUTS = (
     "id, created_at, last_recalled_at, last_used_at, last_reinforced_at, importance, use_count"
@@ -80,14 +80,23 @@ def _fade(row: Sequence[object], st: AgentSettings) -> tuple[datetime, datetime]
     )
 
 
-def _stale(s: Session, agent_id: int) -> list[Sequence[object]]:
+_ANCHOR_SQL = (
+    "max(created_at, coalesce(last_recalled_at, ''), coalesce(last_used_at, ''), "
+    "coalesce(last_reinforced_at, ''))"
+)
+
+
+def _stale(s: Session, agent_id: int, anchored_before: str | None = None) -> list[Sequence[object]]:
+    """Active rows whose fade time is stale; with `anchored_before`, only those last
+    reinforced before it (the others cannot have faded yet, see `count_candidates`)."""
+    where = f" AND {_ANCHOR_SQL} <= :before" if anchored_before is not None else ""
     return list(
         s.connection().execute(
             text(
                 f"SELECT {_FADE_INPUTS} FROM memories WHERE agent_id = :a AND status = 'active' "
-                "AND fade_at IS NULL"
+                f"AND fade_at IS NULL{where}"
             ),
-            {"a": agent_id},
+            {"a": agent_id, "before": anchored_before},
         )
     )
 
@@ -117,8 +126,12 @@ def count_candidates(s: Session, arow: AgentRow, at: datetime) -> int:
         )
         .scalar()
     )
-    stale = _stale(s, arow.id or 0)
+    # Stale rows are mostly ones a recall or use just reinforced. None can fade sooner
+    # than the shortest fade (importance 0, no use) after its anchor: only older anchors
+    # need the formula, which keeps this read cheap between maintenance runs.
     st = settings_of(arow)
+    soonest = fade_days(st.half_life_days, 0.0, 0, st.archive_below, st.archive_idle_days)
+    stale = _stale(s, arow.id or 0, to_iso(at - timedelta(days=soonest)))
     return int(indexed or 0) + sum(1 for r in stale if _fade(r, st)[1] <= at)
 
 

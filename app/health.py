@@ -31,8 +31,11 @@ from .conflicts import count_open
 from .db.schema import AgentRow, HealthSnapshotRow
 from .forgetting import count_candidates
 from .runtime import Runtime, agent_row
+from .transfer import register_private
 
 RECENT_DAYS = 7
+# Derived counts, kept by triggers (migration 3): an import rebuilds them as rows arrive.
+register_private("memory_class_counts")
 _COUNTS = (
     "total",
     "active",
@@ -100,26 +103,17 @@ def _one(s: Session, sql: str, **params: Any) -> Any:
 
 def _agent_snapshot(s: Session, arow: AgentRow, now: datetime) -> HealthSnapshot:
     a = arow.id
-    by_status: dict[str, int] = dict(
-        s.connection()
-        .execute(
-            text("SELECT status, count(*) FROM memories WHERE agent_id = :a GROUP BY status"),
-            {"a": a},
-        )
-        .all()
-    )
-    never = _one(
-        s,
-        "SELECT count(*) FROM memories WHERE agent_id = :a AND status = 'active' "
-        "AND recall_count = 0",
-        a=a,
-    )[0]
-    unused = _one(
-        s,
-        "SELECT count(*) FROM memories WHERE agent_id = :a AND status = 'active' "
-        "AND recall_count > 0 AND use_count = 0",
-        a=a,
-    )[0]
+    by_status: dict[str, int] = {}
+    never = unused = 0
+    for status, recalled, used, n in s.connection().execute(
+        text("SELECT status, recalled, used, n FROM memory_class_counts WHERE agent_id = :a"),
+        {"a": a},
+    ):
+        by_status[status] = by_status.get(status, 0) + int(n)
+        if status == "active" and not recalled:
+            never += int(n)
+        elif status == "active" and not used:
+            unused += int(n)
     conflicts, oldest_conflict = count_open(s, a or 0)
     queued, oldest_queued = _one(
         s, "SELECT count(*), min(enqueued_at) FROM embed_queue WHERE agent_id = :a", a=a

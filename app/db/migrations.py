@@ -326,6 +326,17 @@ def m003_lifecycle(conn: Connection) -> None:
         );
         CREATE INDEX health_by_agent ON health_snapshots (agent_id, at);
         CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab (memory_fts, 'row');
+        CREATE TABLE memory_class_counts (
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            status TEXT NOT NULL,
+            recalled INTEGER NOT NULL,
+            used INTEGER NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (agent_id, status, recalled, used)
+        );
+        INSERT INTO memory_class_counts (agent_id, status, recalled, used, n)
+            SELECT agent_id, status, recall_count > 0, use_count > 0, count(*) FROM memories
+            GROUP BY agent_id, status, recall_count > 0, use_count > 0;
         CREATE TABLE distill_state (
             agent_id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
             last_seq INTEGER NOT NULL,
@@ -335,3 +346,26 @@ def m003_lifecycle(conn: Connection) -> None:
         )
         """,
     )
+    # Health counts memories by (status, ever recalled, ever used) in O(1): these triggers
+    # keep memory_class_counts in step with every insert, delete and change of class, in
+    # the same transaction as the change.
+    add = (
+        "INSERT INTO memory_class_counts (agent_id, status, recalled, used, n) "
+        "VALUES (NEW.agent_id, NEW.status, NEW.recall_count > 0, NEW.use_count > 0, 1) "
+        "ON CONFLICT (agent_id, status, recalled, used) DO UPDATE SET n = n + 1;"
+    )
+    sub = (
+        "UPDATE memory_class_counts SET n = n - 1 WHERE agent_id = OLD.agent_id "
+        "AND status = OLD.status AND recalled = (OLD.recall_count > 0) "
+        "AND used = (OLD.use_count > 0);"
+    )
+    for ddl in (
+        f"CREATE TRIGGER memories_class_insert AFTER INSERT ON memories BEGIN {add} END",
+        f"CREATE TRIGGER memories_class_delete AFTER DELETE ON memories BEGIN {sub} END",
+        "CREATE TRIGGER memories_class_update AFTER UPDATE OF status, recall_count, use_count "
+        "ON memories WHEN OLD.status IS NOT NEW.status "
+        "OR (OLD.recall_count > 0) IS NOT (NEW.recall_count > 0) "
+        "OR (OLD.use_count > 0) IS NOT (NEW.use_count > 0) "
+        f"BEGIN {sub} {add} END",
+    ):
+        conn.exec_driver_sql(ddl)

@@ -290,3 +290,14 @@ class DistillStateRow(SQLModel, table=True):
     updated_at: str
     runs: int = 0
     candidates: int = 0
+
+
+class MemoryClassCountRow(SQLModel, table=True):
+    """Memories per (agent, status, ever recalled, ever used), kept by triggers."""
+
+    __tablename__ = "memory_class_counts"
+    agent_id: int = Field(primary_key=True, foreign_key="agents.id")
+    status: str = Field(primary_key=True)
+    recalled: int = Field(primary_key=True)
+    used: int = Field(primary_key=True)
+    n: int

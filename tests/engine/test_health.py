@@ -92,3 +92,29 @@ def test_snapshots_are_stored_as_history(engine: Engine, clock: ManualClock) -> 
     assert len(engine.health_history()) == 3 and engine.health_history()[0].agent is None
     since = engine.health_history("cc", since=start + timedelta(hours=12))
     assert [s.total for s in since] == [2, 3]
+
+
+def test_counts_kept_by_triggers_match_the_rows(engine: Engine, clock: ManualClock) -> None:
+    """Every path that changes a memory's class keeps the O(1) counts exact."""
+    from sqlalchemy import text
+
+    ids = craft(engine, clock)
+    engine.restore([ids["weather"]])
+    engine.resolve_conflict(engine.conflicts("cc")[0].id, "merge", text="用户以前喜欢猫，现在不喜欢。")
+    engine.context("cc", query="inkstone")
+    engine.report_used("cc", "turn-10", [ids["tabs"]])
+    engine.add_agent("gone")
+    engine.remember("gone", "A memory of an agent that will be removed.", "lesson")
+    engine.remove_agent("gone")
+    with engine._runtime.read() as s:
+        rows = s.connection().execute(text(
+            "SELECT status, count(*), sum(recall_count = 0), sum(recall_count > 0 AND use_count = 0)"
+            " FROM memories WHERE agent_id = (SELECT id FROM agents WHERE name = 'cc')"
+            " GROUP BY status")).all()  # fmt: skip
+    h = engine.health("cc")
+    for status, n, never, unused in rows:
+        assert getattr(h, status) == n
+        if status == "active":
+            assert (h.never_recalled, h.injected_never_used) == (never, unused)
+    assert h.total == sum(r[1] for r in rows)
+    assert engine.health().total == h.total + engine.health("dc").total
