@@ -100,7 +100,8 @@ def test_counts_kept_by_triggers_match_the_rows(engine: Engine, clock: ManualClo
 
     ids = craft(engine, clock)
     engine.restore([ids["weather"]])
-    engine.resolve_conflict(engine.conflicts("cc")[0].id, "merge", text="用户以前喜欢猫，现在不喜欢。")
+    merged = "用户以前喜欢猫，现在不喜欢。"
+    engine.resolve_conflict(engine.conflicts("cc")[0].id, "merge", text=merged)
     engine.context("cc", query="inkstone")
     engine.report_used("cc", "turn-10", [ids["tabs"]])
     engine.add_agent("gone")
@@ -108,9 +109,10 @@ def test_counts_kept_by_triggers_match_the_rows(engine: Engine, clock: ManualClo
     engine.remove_agent("gone")
     with engine._runtime.read() as s:
         rows = s.connection().execute(text(
-            "SELECT status, count(*), sum(recall_count = 0), sum(recall_count > 0 AND use_count = 0)"
-            " FROM memories WHERE agent_id = (SELECT id FROM agents WHERE name = 'cc')"
-            " GROUP BY status")).all()  # fmt: skip
+            "SELECT status, count(*), sum(recall_count = 0), "
+            "sum(recall_count > 0 AND use_count = 0) FROM memories "
+            "WHERE agent_id = (SELECT id FROM agents WHERE name = 'cc') GROUP BY status"
+        )).all()  # fmt: skip
     h = engine.health("cc")
     for status, n, never, unused in rows:
         assert getattr(h, status) == n
