@@ -25,6 +25,7 @@ arbiter, reason, time) so its quality can be measured.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -39,9 +40,10 @@ from sqlmodel import Session
 from .arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
 from .arbiter.evaluate import fulltext_overlap
 from .db.schema import DecisionRow, LineageRow, MemoryRow, ProvenanceRow
+from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings, Memory, RememberResult
-from .runtime import AgentLike, Runtime
+from .runtime import AgentLike, Runtime, agent_ref
 from .textnorm import memory_hash
 
 log = logging.getLogger(__name__)
@@ -68,8 +70,6 @@ def parse_llm(spec: str) -> tuple[str, str]:
     """("model", "base_url") from an `llm` setting "model@base_url"."""
     model, _, base_url = spec.partition("@")
     if not model or not base_url:
-        from .errors import InvalidInput
-
         raise InvalidInput(
             f"llm setting {spec!r} must be 'model@base_url', e.g. "
             "qwen2.5:3b@http://127.0.0.1:11434/v1"
@@ -233,12 +233,10 @@ def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | Non
     Returns None when the exact text is already a live memory (the hash check in
     `remember` handles that without an arbiter). Raises NotFound for an unknown agent.
     """
-    from .runtime import agent_row
-
     started = time.perf_counter()
     with rt.read() as s:
-        arow = agent_row(s, agent)
-        settings = AgentSettings.from_dict(_json(arow.settings))
+        arow = agent_ref(s, agent)
+        settings = AgentSettings.from_dict(json.loads(arow.settings))
         same = (
             s.connection()
             .execute(
@@ -256,13 +254,6 @@ def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | Non
     arbiter = make_arbiter(rt, settings)
     decision = arbiter.decide(Candidate(body, category), near)
     return Verdict(decision, len(near), (time.perf_counter() - started) * 1000.0)
-
-
-def _json(value: str) -> dict[str, Any]:
-    import json
-
-    data: dict[str, Any] = json.loads(value)
-    return data
 
 
 def store_decision(
