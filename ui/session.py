@@ -1,0 +1,71 @@
+"""One open home in the app: engine, pools, bridge, window; and page screenshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+from .bridge import EngineBridge
+from .context import AppContext, Navigator
+from .window import MainWindow
+from .workers import Runner
+
+SCREENSHOT_TIMEOUT_MS = 30000
+
+
+class Session:
+    """Owns what the app opened; `close()` waits for workers and closes the engine."""
+
+    def __init__(self, engine: Any, page: str = "dashboard", tray: bool = True) -> None:
+        self.engine = engine
+        self.runner = Runner()
+        self.bridge = EngineBridge(engine)
+        self.ctx = AppContext(engine, self.runner, self.bridge, Navigator())
+        self.window = MainWindow(self.ctx, page=page, tray=tray)
+
+    def wait_loaded(self, timeout_ms: int = SCREENSHOT_TIMEOUT_MS) -> bool:
+        """Run the event loop until the current page has loaded and no job is running."""
+        loop = QEventLoop()
+        page = self.window.current_page()
+
+        def check(*_: object) -> None:
+            if page.has_loaded and self.runner.pending == 0:
+                loop.quit()
+
+        page.loaded.connect(check)
+        self.runner.busy_changed.connect(check)
+        timer = QTimer()
+        timer.setSingleShot(True)
+        timer.timeout.connect(loop.quit)
+        timer.start(timeout_ms)
+        check()
+        if page.has_loaded and self.runner.pending == 0:
+            ok = True
+        else:
+            loop.exec()
+            ok = page.has_loaded and self.runner.pending == 0
+        page.loaded.disconnect(check)
+        self.runner.busy_changed.disconnect(check)
+        QApplication.processEvents()
+        return ok
+
+    def screenshot(self, path: Path, width: int = 1280, height: int = 820) -> bool:
+        """Render the current page once loaded and save it; False if it never loaded."""
+        self.window.resize(width, height)
+        self.window.show()
+        if not self.wait_loaded():
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return bool(self.window.grab().save(str(path)))
+
+    def close(self) -> None:
+        self.bridge.close()
+        self.runner.wait()
+        if self.window.tray is not None:
+            self.window.tray.hide()
+        self.window.close()
+        self.window.deleteLater()
+        self.engine.close()
