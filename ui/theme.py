@@ -142,6 +142,8 @@ QListWidget#sidebar {{
 QListWidget#sidebar::item {{ padding: 8px 12px; border-radius: 6px; margin: 1px 0; }}
 QListWidget#sidebar::item:selected {{ background: {highlight}; color: {highlighted_text}; }}
 QListWidget#sidebar::item:hover:!selected {{ background: {alt}; }}
+QListWidget::item {{ padding: 5px 8px; }}
+QListWidget#sidebar::item {{ padding: 8px 12px; }}
 QFrame#card {{ background: {card}; border: 1px solid {border}; border-radius: 10px; }}
 QFrame#card:hover {{ border: 1px solid {highlight}; }}
 QLabel#cardTitle {{ color: {muted}; font-size: 9.5pt; }}

@@ -144,9 +144,9 @@ class MainWindow(QMainWindow):
             self.sidebar.blockSignals(True)
             self.sidebar.setCurrentRow(row)
             self.sidebar.blockSignals(False)
-        self.stack.setCurrentWidget(page)
         if args:
-            page.open_with(args)
+            page.open_with(args)  # first: its load then replaces the one showing would start
+        self.stack.setCurrentWidget(page)
         self.page_changed.emit(name)
         return page
 

@@ -112,6 +112,8 @@ class AgentsPage(Page):
         form.addRow(tr("Permission mode"), self.mode)
         form.addRow(tr("Arbiter"), self.arbiter)
         form.addRow(tr("Embedder"), self.embedder)
+        for w in (self.half_life, self.budget, self.mode):
+            w.setMaximumWidth(260)
         form_lay.addLayout(form)
         note = QLabel(
             tr(

@@ -123,8 +123,9 @@ class MemoriesPage(Page):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 56), (1, 110), (3, 86), (4, 70), (5, 56), (6, 84), (7, 130)):
+        for col, width in ((0, 46), (1, 104), (3, 84), (4, 66), (5, 52), (6, 76), (7, 122)):
             self.table.setColumnWidth(col, width)
+        self.table.setColumnHidden(5, True)  # uses: in the detail pane; the text needs the room
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
 
         self.detail = MemoryDetailPane()
@@ -137,7 +138,7 @@ class MemoriesPage(Page):
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([640, 420])
+        split.setSizes([720, 380])
         root.addWidget(split, 1)
 
         self._debounce = QTimer(self)
@@ -272,14 +273,18 @@ class MemoriesPage(Page):
         )
 
     def _page_loaded(self, generation: int, rows: list[Any]) -> None:
+        first = not self.model.rows
         if not self.model.add_page(generation, rows):
             return
+        if first and rows:
+            for col in (0, 1, 3, 4, 6, 7):  # the text column takes the rest
+                self.table.resizeColumnToContents(col)
         self._update_count()
         if self.proxy.rowCount() < 50 and self.model.canFetchMore():
             self.model.fetchMore()
             return
-        self._reselect()
-        if self._loading:
+        # The load ends with the selected memory's detail drawn (or nothing selected).
+        if not self._reselect() and self._loading:
             self._finish_load()
 
     def _update_count(self) -> None:
@@ -290,21 +295,24 @@ class MemoriesPage(Page):
 
     # -- selection and detail -------------------------------------------------------
 
-    def _reselect(self) -> None:
+    def _reselect(self) -> bool:
+        """Select the memory shown before (or the first); True if its detail is loading."""
         if self.selected_id is None:
-            if self.proxy.rowCount():
-                self.table.selectRow(0)
-            else:
+            if not self.proxy.rowCount():
                 self.detail.show_detail(None)
-            return
+                return False
+            self.selected_id = self.proxy.row_at(0).id
         i = self.model.find(lambda m: m.id == self.selected_id)
-        if i >= 0:
-            proxy_index = self.proxy.mapFromSource(self.model.index(i, 0))
-            if proxy_index.isValid():
-                self.table.selectRow(proxy_index.row())
-                self.table.scrollTo(proxy_index)
-                return
+        proxy_index = self.proxy.mapFromSource(self.model.index(i, 0)) if i >= 0 else None
+        if proxy_index is not None and proxy_index.isValid():
+            self.table.blockSignals(True)
+            self.table.selectionModel().blockSignals(True)
+            self.table.selectRow(proxy_index.row())
+            self.table.selectionModel().blockSignals(False)
+            self.table.blockSignals(False)
+            self.table.scrollTo(proxy_index)
         self.show_memory(self.selected_id)
+        return True
 
     def _row_changed(self, current: Any, _previous: Any) -> None:
         if not current.isValid():
@@ -315,11 +323,23 @@ class MemoriesPage(Page):
 
     def show_memory(self, memory_id: int) -> None:
         self.selected_id = memory_id
-        self.ctx.runner.read(self.ctx.engine.memory, memory_id, on_result=self._detail_loaded)
+        self.ctx.runner.read(
+            self.ctx.engine.memory,
+            memory_id,
+            on_result=self._detail_loaded,
+            on_error=self._detail_failed,
+        )
 
     def _detail_loaded(self, detail: Any) -> None:
         if detail.memory.id == self.selected_id:
             self.detail.show_detail(detail)
+            if self._loading:
+                self._finish_load()
+
+    def _detail_failed(self, _exc: object) -> None:
+        self.detail.show_detail(None)
+        if self._loading:
+            self._finish_load()
 
     def _open_entry(self, agent: str, entry_id: int) -> None:
         self.ctx.nav.page_requested.emit("tape", {"agent": agent, "entry": entry_id})

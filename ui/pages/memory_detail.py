@@ -26,9 +26,23 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 def _list(height: int = 110) -> QListWidget:
     widget = QListWidget()
     widget.setMaximumHeight(height)
-    widget.setWordWrap(True)
+    widget.setProperty("max_height", height)
+    # One line per row (full text in the tooltip): rows keep one height, so the
+    # list can be sized to its contents before it has a width.
+    widget.setWordWrap(False)
+    widget.setTextElideMode(Qt.TextElideMode.ElideRight)
+    widget.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    widget.setUniformItemSizes(True)
     widget.setCursor(Qt.CursorShape.PointingHandCursor)
     return widget
+
+
+def _fit(widget: QListWidget) -> None:
+    """Size a list to its rows (up to its maximum) so short lists leave no holes."""
+    widget.doItemsLayout()
+    rows = widget.sizeHintForRow(0) * widget.count() if widget.count() else 0
+    cap = int(widget.property("max_height") or 110)
+    widget.setFixedHeight(min(cap, max(28, rows + 2 * widget.frameWidth() + 4)))
 
 
 class MemoryDetailPane(QWidget):
@@ -82,7 +96,7 @@ class MemoryDetailPane(QWidget):
         lay.addLayout(form)
 
         lay.addWidget(section_label(tr("Source tape entries")))
-        self.sources = _list(150)
+        self.sources = _list(180)
         self.sources.itemActivated.connect(self._entry_clicked)
         self.sources.itemClicked.connect(self._entry_clicked)
         lay.addWidget(self.sources)
@@ -96,7 +110,7 @@ class MemoryDetailPane(QWidget):
             widget.itemActivated.connect(self._memory_clicked)
             widget.itemClicked.connect(self._memory_clicked)
         lay.addWidget(section_label(tr("Versions")))
-        self.versions = _list(90)
+        self.versions = _list(120)
         self.versions.setCursor(Qt.CursorShape.ArrowCursor)
         lay.addWidget(self.versions)
 
@@ -135,7 +149,7 @@ class MemoryDetailPane(QWidget):
         for e in detail.sources:
             item = QListWidgetItem(f"#{e.id} · {e.thread} · {tr(e.role)}: {one_line(e.text, 160)}")
             item.setData(ID_ROLE, e.id)
-            item.setToolTip(tr("Open the tape around this entry"))
+            item.setToolTip(f"{tr('Open the tape around this entry')}\n\n{e.text[:600]}")
             self.sources.addItem(item)
         self._links(self.parents, detail.parents)
         self._links(self.children_list, detail.children)
@@ -144,6 +158,8 @@ class MemoryDetailPane(QWidget):
             self.versions.addItem(
                 f"v{v.version} · {fmt_time(v.changed_at)} · {v.changed_by}: {one_line(v.text, 90)}"
             )
+        for widget in (self.sources, self.parents, self.children_list, self.versions):
+            _fit(widget)
         editable = m.status != "forgotten"
         self.edit_button.setEnabled(editable)
         self.forget_button.setEnabled(editable)
@@ -155,6 +171,7 @@ class MemoryDetailPane(QWidget):
                 f"#{link.memory_id} · {tr(link.relation)} · {one_line(link.text, 120)}"
             )
             item.setData(ID_ROLE, link.memory_id)
+            item.setToolTip(link.text)
             widget.addItem(item)
         if not links:
             placeholder = QListWidgetItem(tr("none"))

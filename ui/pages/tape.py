@@ -107,8 +107,8 @@ class TapePage(Page):
         rl.addLayout(bar)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels([tr("Time"), tr("Who"), tr("Text")])
-        self.tree.setColumnWidth(0, 150)
-        self.tree.setColumnWidth(1, 120)
+        self.tree.setColumnWidth(0, 160)
+        self.tree.setColumnWidth(1, 150)
         self.tree.setAlternatingRowColors(True)
         self.tree.currentItemChanged.connect(self._entry_picked)
         self.text = QPlainTextEdit()
@@ -263,7 +263,7 @@ class TapePage(Page):
                 parent = fold
             who = tr(e.role) if e.kind == "message" else f"{tr(e.role)} · {tr(e.kind)}"
             text = tr("(erased)") if e.erased else one_line(e.text, 200)
-            item = QTreeWidgetItem([fmt_time(e.created_at), who, text])
+            item = QTreeWidgetItem([e.created_at.astimezone().strftime("%H:%M:%S"), who, text])
             item.setData(0, ENTRY_ROLE, e.id)
             item.setToolTip(2, f"#{e.id}")
             parent.addChild(item)
