@@ -50,9 +50,7 @@ def install_language(lang: str) -> str:
     if lang == "zh":
         translator = QTranslator()
         if not translator.load(str(QM_FILE)):
-            raise FileNotFoundError(
-                f"{QM_FILE} is missing; build it with `python -m ui.i18n`."
-            )
+            raise FileNotFoundError(f"{QM_FILE} is missing; build it with `python -m ui.i18n`.")
         QCoreApplication.installTranslator(translator)
         _state["translator"] = translator
     _state["lang"] = lang
@@ -83,7 +81,9 @@ def write_ts(path: Path = TS_FILE) -> None:
 def build() -> Path:
     """Regenerate the .ts and compile the .qm (needs pyside6-lrelease)."""
     write_ts()
-    tool = shutil.which("pyside6-lrelease") or str(Path(sys.executable).with_name("pyside6-lrelease"))
+    tool = shutil.which("pyside6-lrelease") or str(
+        Path(sys.executable).with_name("pyside6-lrelease")
+    )
     subprocess.run([tool, "-silent", str(TS_FILE), "-qm", str(QM_FILE)], check=True)
     return QM_FILE
 

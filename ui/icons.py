@@ -45,8 +45,6 @@ def app_icon(badge: int = 0, size: int = 64) -> QIcon:
         font.setPixelSize(int(b * 0.6))
         font.setBold(True)
         p.setFont(font)
-        p.drawText(
-            QRectF(size - b, 0, b, b), Qt.AlignmentFlag.AlignCenter, str(min(badge, 99))
-        )
+        p.drawText(QRectF(size - b, 0, b, b), Qt.AlignmentFlag.AlignCenter, str(min(badge, 99)))
     p.end()
     return QIcon(pix)

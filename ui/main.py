@@ -17,15 +17,30 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         description="The Tapemind desktop app: health, memories, conflicts, archive, tape, "
         "vault and agents of a home.",
     )
-    p.add_argument("--home", type=Path, help="the home to open (default: TAPEMIND_HOME or the "
-                   "platform's data directory)")
+    p.add_argument(
+        "--home",
+        type=Path,
+        help="the home to open (default: TAPEMIND_HOME or the platform's data directory)",
+    )
     p.add_argument("--page", choices=PAGE_CHOICES, default="dashboard", help="the page to open")
-    p.add_argument("--screenshot", type=Path, metavar="FILE.png",
-                   help="render the page once its data has loaded, save it and exit")
-    p.add_argument("--lang", choices=("en", "zh", "system"), default="system",
-                   help="the interface language (default: the system's)")
-    p.add_argument("--theme", choices=("light", "dark", "system"), default="system",
-                   help="light or dark palette (default: the system's)")
+    p.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="FILE.png",
+        help="render the page once its data has loaded, save it and exit",
+    )
+    p.add_argument(
+        "--lang",
+        choices=("en", "zh", "system"),
+        default="system",
+        help="the interface language (default: the system's)",
+    )
+    p.add_argument(
+        "--theme",
+        choices=("light", "dark", "system"),
+        default="system",
+        help="light or dark palette (default: the system's)",
+    )
     p.add_argument("--size", default="1280x820", help="window size for --screenshot (WxH)")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p.parse_args(argv)

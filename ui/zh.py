@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (a translation table: one pair per line reads best)
 """English -> Chinese for the desktop app (source of translations/tapemind_zh.ts).
 
 After changing this table run `python -m ui.i18n` to rebuild the .qm; a test
@@ -38,8 +39,7 @@ ZH: dict[str, str] = {
     "version": "版本",
     "Not available in this version": "此版本暂不可用",
     "This engine does not report it yet.": "当前引擎尚未提供此数据。",
-    "This version of the Tapemind engine does not offer {feature} yet.":
-        "此版本的 Tapemind 引擎尚未提供{feature}。",
+    "This version of the Tapemind engine does not offer {feature} yet.": "此版本的 Tapemind 引擎尚未提供{feature}。",
     "{n} d": "{n} 天",
     "{n} h": "{n} 小时",
     "{n} min": "{n} 分钟",
@@ -99,8 +99,7 @@ ZH: dict[str, str] = {
     "entries on the tape": "条磁带记录",
     "No snapshots in this range yet.": "此时间范围内还没有快照。",
     "Trends are not available in this version": "此版本暂无趋势图",
-    "This engine keeps no health snapshots yet; the cards above are live counts.":
-        "当前引擎尚未保存健康快照；上方卡片为实时统计。",
+    "This engine keeps no health snapshots yet; the cards above are live counts.": "当前引擎尚未保存健康快照；上方卡片为实时统计。",
     # memories
     "All categories": "全部类别",
     "All statuses": "全部状态",
@@ -130,8 +129,7 @@ ZH: dict[str, str] = {
     "Forget": "遗忘",
     "(forgotten: the text was removed)": "（已遗忘：内容已删除）",
     "Edit memory #{id}": "编辑记忆 #{id}",
-    "Saving makes a new version; the old text stays in the history.":
-        "保存会生成新版本；旧内容保留在历史中。",
+    "Saving makes a new version; the old text stays in the history.": "保存会生成新版本；旧内容保留在历史中。",
     "Save new version": "保存为新版本",
     "Forget memory #{id}?": "遗忘记忆 #{id}？",
     "Its text is removed everywhere. A fingerprint stays so that it is not learned again. "
@@ -153,8 +151,7 @@ ZH: dict[str, str] = {
     # agents
     "Add agent…": "添加智能体…",
     "Add an agent": "添加智能体",
-    "A name for the agent (letters, digits, '.', '-' or '_'):":
-        "智能体名称（字母、数字、“.”、“-”或“_”）：",
+    "A name for the agent (letters, digits, '.', '-' or '_'):": "智能体名称（字母、数字、“.”、“-”或“_”）：",
     "e.g. claude-code": "例如 claude-code",
     "Add": "添加",
     "Settings": "设置",
@@ -173,8 +170,7 @@ ZH: dict[str, str] = {
     "Save settings": "保存设置",
     "No agents yet": "还没有智能体",
     "Add an agent to give it a tape and memories.": "添加一个智能体，为它建立磁带和记忆。",
-    "Added {when} · {entries} tape entries in {threads} threads · {memories} memories":
-        "添加于 {when} · {threads} 个线程中 {entries} 条磁带记录 · {memories} 条记忆",
+    "Added {when} · {entries} tape entries in {threads} threads · {memories} memories": "添加于 {when} · {threads} 个线程中 {entries} 条磁带记录 · {memories} 条记忆",
     "{n} memories": "{n} 条记忆",
     # conflicts
     "conflict review": "冲突审查",
@@ -197,8 +193,7 @@ ZH: dict[str, str] = {
     "Save merged memory": "保存合并后的记忆",
     # archive
     "Strength": "强度",
-    "Archived memories are not recalled on their own; restore brings them back.":
-        "已归档的记忆不会被自动召回；恢复后即可再次使用。",
+    "Archived memories are not recalled on their own; restore brings them back.": "已归档的记忆不会被自动召回；恢复后即可再次使用。",
     "Restore selected": "恢复所选",
     "Restoring is not available in this version.": "此版本暂不支持恢复。",
     "Nothing archived: every memory of this agent is active.": "没有归档内容：该智能体的记忆都处于活跃状态。",
@@ -213,8 +208,7 @@ ZH: dict[str, str] = {
     "Name": "名称",
     "Tags": "标签",
     "Grants": "授权",
-    "Secret values are never shown here; agents get them only by request.":
-        "这里从不显示密钥的值；智能体只能通过请求获得。",
+    "Secret values are never shown here; agents get them only by request.": "这里从不显示密钥的值；智能体只能通过请求获得。",
     "No requests are waiting.": "没有等待中的请求。",
     "{agent} asks for {secret}": "{agent} 请求 {secret}",
     "Reason: {reason}": "理由：{reason}",

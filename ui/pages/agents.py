@@ -178,8 +178,9 @@ class AgentsPage(Page):
         self.heading.setText(agent.name)
         by_status = dict(stats.get("memories", {}))
         self.stats.setText(
-            tr("Added {when} · {entries} tape entries in {threads} threads · {memories} memories")
-            .format(
+            tr(
+                "Added {when} · {entries} tape entries in {threads} threads · {memories} memories"
+            ).format(
                 when=fmt_time(agent.created_at),
                 entries=stats.get("tape_entries", 0),
                 threads=stats.get("threads", 0),

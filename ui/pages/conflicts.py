@@ -239,6 +239,9 @@ class ConflictsPage(Page):
 
     def _resolve(self, conflict_id: Any, keep: str, text: str | None) -> None:
         self.ctx.runner.write(
-            self.ctx.engine.resolve_conflict, conflict_id, keep=keep, text=text,
+            self.ctx.engine.resolve_conflict,
+            conflict_id,
+            keep=keep,
+            text=text,
             on_result=self.changed,
         )

@@ -52,7 +52,9 @@ def load_head(engine: Any, agent: str | None, category: str | None, status: str 
 
 
 def search_memories(engine: Any, agent: str, query: str, category: Any, status: Any):
-    hits = engine.search(agent, query, scope="memories", category=category, status=status, limit=200)
+    hits = engine.search(
+        agent, query, scope="memories", category=category, status=status, limit=200
+    )
     return [h.memory for h in hits if getattr(h, "memory", None) is not None]
 
 

@@ -50,8 +50,7 @@ def load_threads(engine: Any, agent: str | None) -> tuple[list[str], str | None,
         return names, None, []
     if callable(getattr(engine, "threads", None)):
         rows = [
-            ThreadRow(t.name, t.entries, getattr(t, "last_at", None))
-            for t in engine.threads(agent)
+            ThreadRow(t.name, t.entries, getattr(t, "last_at", None)) for t in engine.threads(agent)
         ]
         return names, agent, rows
     counts: OrderedDict[str, list[Any]] = OrderedDict()
@@ -286,7 +285,9 @@ class TapePage(Page):
         else:
             count = len(entries)
             self.banner.setText(
-                tr("{n} entries").format(n=count) if self.thread else tr("This agent has no tape yet.")
+                tr("{n} entries").format(n=count)
+                if self.thread
+                else tr("This agent has no tape yet.")
             )
             self.whole_button.hide()
         if anchor_item is not None:

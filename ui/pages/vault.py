@@ -43,9 +43,11 @@ SECRET_COLUMNS = (
 
 
 def load_vault(engine: Any) -> tuple[list[Any], list[Any]]:
-    pending = engine.access_requests(status="pending") if callable(
-        getattr(engine, "access_requests", None)
-    ) else []
+    pending = (
+        engine.access_requests(status="pending")
+        if callable(getattr(engine, "access_requests", None))
+        else []
+    )
     return list(engine.secrets()), list(pending)
 
 
