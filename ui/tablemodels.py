@@ -34,6 +34,7 @@ class Column:
     display: Callable[[Any], str]
     sort: Callable[[Any], Any] | None = None
     align_right: bool = False
+    tooltip: Callable[[Any], str] | None = None
 
 
 class RowsModel(QAbstractTableModel):
@@ -61,6 +62,8 @@ class RowsModel(QAbstractTableModel):
             return col.sort(row) if col.sort else col.display(row)
         if role == ROW_ROLE:
             return row
+        if role == Qt.ItemDataRole.ToolTipRole and col.tooltip is not None:
+            return col.tooltip(row)
         if role == Qt.ItemDataRole.TextAlignmentRole and col.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

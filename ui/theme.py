@@ -143,6 +143,7 @@ QListWidget#sidebar::item {{ padding: 8px 12px; border-radius: 6px; margin: 1px 
 QListWidget#sidebar::item:selected {{ background: {highlight}; color: {highlighted_text}; }}
 QListWidget#sidebar::item:hover:!selected {{ background: {alt}; }}
 QListWidget::item {{ padding: 5px 8px; }}
+QTreeWidget::item {{ padding: 3px 2px; }}
 QListWidget#sidebar::item {{ padding: 8px 12px; }}
 QFrame#card {{ background: {card}; border: 1px solid {border}; border-radius: 10px; }}
 QFrame#card:hover {{ border: 1px solid {highlight}; }}

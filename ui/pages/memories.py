@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -29,11 +30,17 @@ from .memory_detail import MemoryDetailPane
 CATEGORIES = ("preference", "project_fact", "task_outcome", "lesson")
 STATUSES = ("active", "archived", "superseded", "forgotten")
 SEARCH_DEBOUNCE_MS = 250
+AUTO_FILL_ROWS = 50  # a client-side filter keeps loading pages until this many rows show…
+AUTO_FILL_LIMIT = 5000  # …or this many are loaded (then scrolling loads more)
 
 MEMORY_COLUMNS = (
     Column("ID", lambda m: str(m.id), lambda m: m.id, align_right=True),
     Column("Category", lambda m: tr(m.category)),
-    Column("Text", lambda m: one_line(m.text) if m.text else tr("(forgotten)")),
+    Column(
+        "Text",
+        lambda m: one_line(m.text) if m.text else tr("(forgotten)"),
+        tooltip=lambda m: m.text[:1000],
+    ),
     Column("Importance", lambda m: f"{m.importance:.2f}", lambda m: m.importance, True),
     Column("Recalls", lambda m: str(m.recall_count), lambda m: m.recall_count, True),
     Column("Uses", lambda m: str(m.use_count), lambda m: m.use_count, True),
@@ -127,7 +134,12 @@ class MemoriesPage(Page):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 46), (1, 104), (3, 84), (4, 66), (5, 52), (6, 76), (7, 122)):
             self.table.setColumnWidth(col, width)
-        self.table.setColumnHidden(5, True)  # uses: in the detail pane; the text needs the room
+        # Importance and uses are in the detail pane; the text needs the room.
+        # A right click on the header shows them again.
+        self.table.setColumnHidden(3, True)
+        self.table.setColumnHidden(5, True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
 
         self.detail = MemoryDetailPane()
@@ -203,9 +215,20 @@ class MemoriesPage(Page):
 
     def _fill_view(self) -> None:
         # A filter that hides loaded rows must not strand the view: load on.
-        if self.proxy.rowCount() < 50 and self.model.canFetchMore():
+        if self._wants_more():
             self.model.fetchMore()
         self._update_count()
+
+    def _column_menu(self, pos: Any) -> None:
+        menu = QMenu(self)
+        for col, column in enumerate(MEMORY_COLUMNS):
+            if col == 2:
+                continue
+            act = menu.addAction(tr(column.header))
+            act.setCheckable(True)
+            act.setChecked(not self.table.isColumnHidden(col))
+            act.toggled.connect(lambda on, c=col: self.table.setColumnHidden(c, not on))
+        menu.popup(self.table.horizontalHeader().mapToGlobal(pos))
 
     # -- loading -------------------------------------------------------------------
 
@@ -279,15 +302,23 @@ class MemoriesPage(Page):
         if not self.model.add_page(generation, rows):
             return
         if first and rows:
-            for col in (0, 1, 3, 4, 6, 7):  # the text column takes the rest
+            for col in (0, 1, 3, 4, 5, 6, 7):  # the text column takes the rest
                 self.table.resizeColumnToContents(col)
+                self.table.setColumnWidth(col, min(self.table.columnWidth(col), 150))
         self._update_count()
-        if self.proxy.rowCount() < 50 and self.model.canFetchMore():
+        if self._wants_more():
             self.model.fetchMore()
             return
         # The load ends with the selected memory's detail drawn (or nothing selected).
         if not self._reselect() and self._loading:
             self._finish_load()
+
+    def _wants_more(self) -> bool:
+        return (
+            self.proxy.rowCount() < AUTO_FILL_ROWS
+            and len(self.model.rows) < AUTO_FILL_LIMIT
+            and self.model.canFetchMore()
+        )
 
     def _update_count(self) -> None:
         shown, total = self.proxy.rowCount(), self.model.total
