@@ -28,11 +28,3 @@ def test_ui_imports_only_the_public_engine_api() -> None:
         if engine_imports - PUBLIC:
             bad[path.name] = sorted(engine_imports - PUBLIC)
     assert bad == {}
-
-
-def test_the_engine_never_imports_the_ui_or_qt() -> None:
-    import app
-
-    for path in Path(app.__file__).parent.rglob("*.py"):
-        for name in _imports(path):
-            assert not name.startswith(("ui", "PySide6", "pyqtgraph")), (path, name)

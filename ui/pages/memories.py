@@ -30,6 +30,7 @@ from .memory_detail import MemoryDetailPane
 CATEGORIES = ("preference", "project_fact", "task_outcome", "lesson")
 STATUSES = ("active", "archived", "superseded", "forgotten")
 SEARCH_DEBOUNCE_MS = 250
+SEARCH_LIMIT = 200  # the engine's page limit for one search
 AUTO_FILL_ROWS = 50  # a client-side filter keeps loading pages until this many rows show…
 AUTO_FILL_LIMIT = 5000  # …or this many are loaded (then scrolling loads more)
 
@@ -58,10 +59,12 @@ def load_head(engine: Any, agent: str | None, category: str | None, status: str 
     return names, agent, total
 
 
-def search_memories(engine: Any, agent: str, query: str, category: Any, status: Any):
-    hits = engine.search(
-        agent, query, scope="memories", category=category, status=status, limit=200
+def search_memories(engine: Any, agent: str, query: str, category: Any, status: Any) -> list[Any]:
+    """The best hybrid-search hits as memories, best first (worker side)."""
+    result = engine.search(
+        agent, query, scope="memories", category=category, status=status, limit=SEARCH_LIMIT
     )
+    hits = getattr(result, "hits", result)
     return [h.memory for h in hits if getattr(h, "memory", None) is not None]
 
 
