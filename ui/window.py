@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import i18n, theme
+from .approval import ApprovalWatcher
 from .context import AppContext
 from .i18n import tr
 from .icons import app_icon, page_icon
@@ -59,6 +60,7 @@ class MainWindow(QMainWindow):
         ctx.nav.page_requested.connect(self.open_page)
         ctx.runner.failed.connect(self._show_error)
         self.tray = Tray(ctx, self) if tray and Tray.available() else None
+        self.approvals = ApprovalWatcher(ctx, self)
 
     # -- building ---------------------------------------------------------------
 

@@ -214,4 +214,16 @@ ZH: dict[str, str] = {
     "Reason: {reason}": "理由：{reason}",
     "Reviewer: {verdict}": "审查结论：{verdict}",
     "waiting {age}": "已等待 {age}",
+    # approval prompt
+    "Secret requested": "密钥请求",
+    "Reason": "理由",
+    "Reviewer": "审查",
+    "Time left": "剩余时间",
+    "no time limit": "无时间限制",
+    "expired": "已过期",
+    "{n} s": "{n} 秒",
+    "Allow &once": "允许一次(&O)",
+    "Allow this &session": "本次会话允许(&S)",
+    "&Always allow": "始终允许(&A)",
+    "&Deny": "拒绝(&D)",
 }

@@ -4,6 +4,14 @@
 <context>
     <name>tapemind</name>
     <message>
+        <source>&amp;Always allow</source>
+        <translation>始终允许(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Deny</source>
+        <translation>拒绝(&amp;D)</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -96,8 +104,16 @@
         <translation>全部状态</translation>
     </message>
     <message>
+        <source>Allow &amp;once</source>
+        <translation>允许一次(&amp;O)</translation>
+    </message>
+    <message>
         <source>Allow once</source>
         <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Allow this &amp;session</source>
+        <translation>本次会话允许(&amp;S)</translation>
     </message>
     <message>
         <source>Allow this session</source>
@@ -384,6 +400,10 @@
         <translation>时间范围</translation>
     </message>
     <message>
+        <source>Reason</source>
+        <translation>理由</translation>
+    </message>
+    <message>
         <source>Reason: {reason}</source>
         <translation>理由：{reason}</translation>
     </message>
@@ -408,6 +428,10 @@
         <translation>此版本暂不支持恢复。</translation>
     </message>
     <message>
+        <source>Reviewer</source>
+        <translation>审查</translation>
+    </message>
+    <message>
         <source>Reviewer: {verdict}</source>
         <translation>审查结论：{verdict}</translation>
     </message>
@@ -430,6 +454,10 @@
     <message>
         <source>Search memories…</source>
         <translation>搜索记忆…</translation>
+    </message>
+    <message>
+        <source>Secret requested</source>
+        <translation>密钥请求</translation>
     </message>
     <message>
         <source>Secret values are never shown here; agents get them only by request.</source>
@@ -506,6 +534,10 @@
     <message>
         <source>Time</source>
         <translation>时间</translation>
+    </message>
+    <message>
+        <source>Time left</source>
+        <translation>剩余时间</translation>
     </message>
     <message>
         <source>Trends</source>
@@ -604,6 +636,10 @@
         <translation>事件</translation>
     </message>
     <message>
+        <source>expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
         <source>forgotten</source>
         <translation>已遗忘</translation>
     </message>
@@ -626,6 +662,10 @@
     <message>
         <source>never</source>
         <translation>从未</translation>
+    </message>
+    <message>
+        <source>no time limit</source>
+        <translation>无时间限制</translation>
     </message>
     <message>
         <source>none</source>
@@ -758,6 +798,10 @@
     <message>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} s</source>
+        <translation>{n} 秒</translation>
     </message>
     <message>
         <source>{n} tool calls and results (folded)</source>
