@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEventLoop, QTimer
+import shiboken6
+from PySide6.QtCore import QEvent, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from .bridge import EngineBridge
@@ -62,10 +63,20 @@ class Session:
         return bool(self.window.grab().save(str(path)))
 
     def close(self) -> None:
+        """Stop listening, let running jobs finish, destroy the widgets, close the engine.
+
+        Qt objects are destroyed here, on the GUI thread, rather than left to
+        Python's garbage collector, which may run on a worker thread: a QObject
+        destroyed off its thread leaves dangling timers behind.
+        """
         self.bridge.close()
         self.runner.wait()
+        QApplication.sendPostedEvents()  # deliver the last results before teardown
         if self.window.tray is not None:
             self.window.tray.hide()
         self.window.close()
-        self.window.deleteLater()
+        for obj in (self.window, self.bridge, self.runner):
+            if shiboken6.isValid(obj):
+                shiboken6.delete(obj)
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         self.engine.close()

@@ -8,6 +8,7 @@ result slots (bound methods of widgets) touch widgets.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -26,10 +27,16 @@ class WorkerSignals(QObject):
 class Worker(QRunnable):
     """One call `fn(*args, **kwargs)` on a pool thread."""
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], *args: Any, parent: QObject | None = None, **kwargs: Any
+    ) -> None:
         super().__init__()
         self.setAutoDelete(False)  # the Runner owns it until `finished`
-        self.signals = WorkerSignals()
+        # Parented (C++-owned) so that dropping the last Python reference on a
+        # pool thread never destroys a GUI-thread QObject there; the Runner
+        # deletes it with deleteLater on the GUI thread once `run` has returned.
+        self.signals = WorkerSignals(parent)
+        self.done = threading.Event()
         self._call = (fn, args, kwargs)
 
     def run(self) -> None:
@@ -43,6 +50,7 @@ class Worker(QRunnable):
             self.signals.returned.emit(result)
         finally:
             self.signals.finished.emit()
+            self.done.set()
 
 
 class Runner(QObject):
@@ -94,7 +102,7 @@ class Runner(QObject):
         on_result: Callable[[Any], None] | None,
         on_error: Callable[[Any], None] | None,
     ) -> Worker:
-        worker = Worker(fn, *args, **kwargs)
+        worker = Worker(fn, *args, parent=self, **kwargs)
         # Connected to the Runner's own slots (the Runner lives on the GUI thread),
         # so delivery is queued to the GUI thread whatever the callbacks are.
         worker.signals.returned.connect(self._returned)
@@ -123,7 +131,10 @@ class Runner(QObject):
 
     @Slot()
     def _finished(self) -> None:
-        self._active.pop(self.sender(), None)  # type: ignore[call-overload]
+        job = self._active.pop(self.sender(), None)  # type: ignore[call-overload]
+        if job is not None:
+            job[0].done.wait(5.0)  # set right after `finished` is emitted
+            job[0].signals.deleteLater()
         self.busy_changed.emit(len(self._active))
 
     def wait(self, msecs: int = 10000) -> bool:
