@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,10 @@ class Session:
         if self.window.tray is not None:
             self.window.tray.hide()
         self.window.close()
+        self.window.dispose()
         for obj in (self.window, self.bridge, self.runner):
             if shiboken6.isValid(obj):
                 shiboken6.delete(obj)
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()  # collect Qt wrappers in cycles now, on the GUI thread
         self.engine.close()

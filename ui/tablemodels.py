@@ -24,6 +24,10 @@ from .i18n import tr
 SORT_ROLE = Qt.ItemDataRole.UserRole
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
+DISPLAY = Qt.ItemDataRole.DisplayRole
+_OTHER_ROLES = frozenset(
+    {SORT_ROLE, ROW_ROLE, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole}
+)
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class RowsModel(QAbstractTableModel):
         super().__init__(parent)
         self.columns = list(columns)
         self.rows: list[Any] = []
+        self._display: dict[int, tuple[str, ...]] = {}
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -52,19 +57,29 @@ class RowsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.columns)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self.rows):
+        # Views ask for a dozen roles per visible cell on every paint: answer the
+        # display role from a per-row cache and turn other roles away early.
+        if role == DISPLAY:
+            r = index.row()
+            cached = self._display.get(r)
+            if cached is None:
+                if r >= len(self.rows):
+                    return None
+                row = self.rows[r]
+                cached = tuple(col.display(row) for col in self.columns)
+                self._display[r] = cached
+            return cached[index.column()]
+        if role not in _OTHER_ROLES or index.row() >= len(self.rows):
             return None
         row = self.rows[index.row()]
         col = self.columns[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return col.display(row)
         if role == SORT_ROLE:
             return col.sort(row) if col.sort else col.display(row)
         if role == ROW_ROLE:
             return row
-        if role == Qt.ItemDataRole.ToolTipRole and col.tooltip is not None:
-            return col.tooltip(row)
-        if role == Qt.ItemDataRole.TextAlignmentRole and col.align_right:
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return col.tooltip(row) if col.tooltip is not None else None
+        if col.align_right:  # TextAlignmentRole
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -78,6 +93,7 @@ class RowsModel(QAbstractTableModel):
     def set_rows(self, rows: Sequence[Any]) -> None:
         self.beginResetModel()
         self.rows = list(rows)
+        self._display.clear()
         self.endResetModel()
 
     def row_at(self, row: int) -> Any:
@@ -108,6 +124,7 @@ class LazyRowsModel(RowsModel):
         self.beginResetModel()
         self.generation += 1
         self.rows = []
+        self._display.clear()
         self.total = total
         self._loading = False
         self.endResetModel()
@@ -143,6 +160,7 @@ class LazyRowsModel(RowsModel):
         i = self.find(predicate)
         if i >= 0:
             self.rows[i] = row
+            self._display.pop(i, None)
             self.dataChanged.emit(self.index(i, 0), self.index(i, len(self.columns) - 1))
 
 

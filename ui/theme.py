@@ -44,15 +44,21 @@ def cjk_family() -> str | None:
 
 
 def apply_fonts(app: QApplication, lang: str) -> QFont:
-    """Set the application font: CJK family first for Chinese, as fallback for English."""
+    """Set the application font: a CJK family for Chinese, the UI family for English.
+
+    One family only: Qt falls back per glyph on its own (Chinese text in an
+    English UI is drawn with the CJK family), while a QFont carrying a list of
+    families made every table repaint several times slower.
+    """
     available = set(QFontDatabase.families())
     ui = next((f for f in UI_FAMILIES if f in available), app.font().family())
     cjk = cjk_family()
     font = QFont(app.font())
-    families = [ui] if cjk is None else ([cjk, ui] if lang == "zh" else [ui, cjk])
-    font.setFamilies(families)
+    font.setFamily(cjk if (lang == "zh" and cjk) else ui)
     font.setPointSizeF(max(font.pointSizeF(), 10.0))
     app.setFont(font)
+    # Big numbers read best in the Latin family (CJK fonts often lack a bold weight).
+    app.setProperty("tapemind_number_family", ui)
     return font
 
 

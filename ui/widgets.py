@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QFrame, QLabel, QVBoxLayout, QWidget
 
 from .i18n import tr
 
@@ -28,6 +28,12 @@ class Card(QFrame):
         self.title.setObjectName("cardTitle")
         self.value = QLabel("…")
         self.value.setObjectName("cardValue")
+        app = QApplication.instance()
+        family = app.property("tapemind_number_family") if app is not None else None
+        if family:
+            font = self.value.font()
+            font.setFamily(str(family))
+            self.value.setFont(font)
         self.note = QLabel("")
         self.note.setObjectName("cardNote")
         self.note.setWordWrap(True)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -87,9 +88,14 @@ class MainWindow(QMainWindow):
         self.sidebar.currentRowChanged.connect(self._on_row)
         lay.addWidget(self.sidebar)
         lay.addWidget(self.stack, 1)
-        self.setCentralWidget(central)  # deletes the previous pages
+        for widget in old.values():
+            widget.dispose()
+        self.setCentralWidget(central)  # deletes the previous pages (deleteLater)
         for widget in old.values():
             widget.deleteLater()
+        if old:
+            QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            gc.collect()  # here, on the GUI thread, not later on a worker thread
         self._build_menus()
         self.open_page(page, {})
 
@@ -182,6 +188,11 @@ class MainWindow(QMainWindow):
 
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
+
+    def dispose(self) -> None:
+        """Release the pages' resources before the window is destroyed."""
+        for page in self.pages.values():
+            page.dispose()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.tray is not None:

@@ -31,6 +31,9 @@ class Page(QWidget):
         """Reload what the page shows (off the GUI thread); ends with `loaded`."""
         self._finish_load()
 
+    def dispose(self) -> None:
+        """Release what Qt's parent-child deletion does not (called before deletion)."""
+
     def open_with(self, args: dict[str, Any]) -> None:
         """Show what a navigation asked for (filters, an entry); default: refresh."""
         self.refresh()

@@ -97,6 +97,12 @@ class DashboardPage(Page):
         ctx.bridge.health_changed.connect(self.changed)
         ctx.bridge.agents_changed.connect(self.changed)
 
+    def dispose(self) -> None:
+        # pyqtgraph keeps Python-owned graphics items; closing the plot clears
+        # its scene on the GUI thread before the widget goes, instead of leaving
+        # them to a later garbage collection (which crashed the app).
+        self.plot.close()
+
     def _style_plot(self) -> None:
         c = colors(current_scheme())
         self.plot.setBackground(c["card"])

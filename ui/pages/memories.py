@@ -134,6 +134,7 @@ class MemoriesPage(Page):
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setResizeContentsPrecision(40)  # size columns from a sample, not every row
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 46), (1, 104), (3, 84), (4, 66), (5, 52), (6, 76), (7, 122)):
             self.table.setColumnWidth(col, width)
