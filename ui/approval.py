@@ -49,7 +49,7 @@ class ApprovalPrompt(QDialog):
         lay.addWidget(heading)
         form = QFormLayout()
         form.addRow(tr("Reason"), QLabel(str(field(request, "reason", default="") or "—")))
-        verdict = field(request, "verdict", "review", "reviewer_verdict")
+        verdict = field(request, "decision_reason", "verdict")
         form.addRow(tr("Reviewer"), QLabel(str(verdict or "—")))
         self.countdown = QLabel("")
         form.addRow(tr("Time left"), self.countdown)

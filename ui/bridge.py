@@ -27,7 +27,9 @@ _NOUN_SIGNALS = {
     "secret": ("secrets_changed", "health_changed"),
     "vault": ("secrets_changed",),
     "grant": ("secrets_changed",),
+    "secrets": ("secrets_changed",),
     "access": ("requests_changed", "health_changed"),
+    "access_request": ("requests_changed", "secrets_changed", "health_changed"),
     "request": ("requests_changed", "health_changed"),
     "approval": ("requests_changed", "health_changed"),
 }

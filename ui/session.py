@@ -21,12 +21,15 @@ SCREENSHOT_TIMEOUT_MS = 30000
 class Session:
     """Owns what the app opened; `close()` waits for workers and closes the engine."""
 
-    def __init__(self, engine: Any, page: str = "dashboard", tray: bool = True) -> None:
+    def __init__(
+        self, engine: Any, page: str = "dashboard", tray: bool = True, prompts: bool | None = None
+    ) -> None:
         self.engine = engine
         self.runner = Runner()
         self.bridge = EngineBridge(engine)
         self.ctx = AppContext(engine, self.runner, self.bridge, Navigator())
-        self.window = MainWindow(self.ctx, page=page, tray=tray)
+        prompts = tray if prompts is None else prompts
+        self.window = MainWindow(self.ctx, page=page, tray=tray, prompts=prompts)
 
     def wait_loaded(self, timeout_ms: int = SCREENSHOT_TIMEOUT_MS) -> bool:
         """Run the event loop until the current page has loaded and no job is running."""

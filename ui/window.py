@@ -50,7 +50,9 @@ class MainWindow(QMainWindow):
     language_changed = Signal(str)
     page_changed = Signal(str)
 
-    def __init__(self, ctx: AppContext, page: str = "dashboard", tray: bool = True) -> None:
+    def __init__(
+        self, ctx: AppContext, page: str = "dashboard", tray: bool = True, prompts: bool = True
+    ) -> None:
         super().__init__()
         self.ctx = ctx
         self.setWindowIcon(app_icon())
@@ -61,7 +63,8 @@ class MainWindow(QMainWindow):
         ctx.nav.page_requested.connect(self.open_page)
         ctx.runner.failed.connect(self._show_error)
         self.tray = Tray(ctx, self) if tray and Tray.available() else None
-        self.approvals = ApprovalWatcher(ctx, self)
+        # Approval prompts pop up on their own; screenshots and most tests go without.
+        self.approvals = ApprovalWatcher(ctx, self) if prompts else None
 
     # -- building ---------------------------------------------------------------
 

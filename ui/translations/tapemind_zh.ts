@@ -60,6 +60,10 @@
         <translation>添加</translation>
     </message>
     <message>
+        <source>Add a secret</source>
+        <translation>添加密钥</translation>
+    </message>
+    <message>
         <source>Add agent…</source>
         <translation>添加智能体…</translation>
     </message>
@@ -74,6 +78,10 @@
     <message>
         <source>Added {when} · {entries} tape entries in {threads} threads · {memories} memories</source>
         <translation>添加于 {when} · {threads} 个线程中 {entries} 条磁带记录 · {memories} 条记忆</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
     </message>
     <message>
         <source>Agent</source>
@@ -208,6 +216,10 @@
         <translation>嵌入模型</translation>
     </message>
     <message>
+        <source>Every secret is encrypted again under a new key.</source>
+        <translation>所有密钥都将用新的密钥重新加密。</translation>
+    </message>
+    <message>
         <source>Evidence on the tape</source>
         <translation>磁带上的证据</translation>
     </message>
@@ -268,6 +280,10 @@
         <translation>它的内容将被彻底删除，仅保留指纹以免再次学习。此操作无法撤销。</translation>
     </message>
     <message>
+        <source>Its value and grants are deleted and its pending requests denied.</source>
+        <translation>它的值和授权将被删除，待处理的请求将被拒绝。</translation>
+    </message>
+    <message>
         <source>Keep both</source>
         <translation>两者都保留</translation>
     </message>
@@ -278,6 +294,10 @@
     <message>
         <source>Keep old</source>
         <translation>保留旧的</translation>
+    </message>
+    <message>
+        <source>Key store: {where} · {n} secrets · {g} active grants</source>
+        <translation>密钥存储：{where} · {n} 个密钥 · {g} 个有效授权</translation>
     </message>
     <message>
         <source>Language</source>
@@ -302,6 +322,10 @@
     <message>
         <source>Merge…</source>
         <translation>合并…</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
     </message>
     <message>
         <source>Name</source>
@@ -420,6 +444,26 @@
         <translation>刷新</translation>
     </message>
     <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Remove secret {name}?</source>
+        <translation>删除密钥 {name}？</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Replace a secret</source>
+        <translation>替换密钥</translation>
+    </message>
+    <message>
+        <source>Replace value…</source>
+        <translation>替换值…</translation>
+    </message>
+    <message>
         <source>Restore selected</source>
         <translation>恢复所选</translation>
     </message>
@@ -428,12 +472,40 @@
         <translation>此版本暂不支持恢复。</translation>
     </message>
     <message>
+        <source>Reveal</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <source>Reveal {name}?</source>
+        <translation>查看 {name}？</translation>
+    </message>
+    <message>
+        <source>Reveal…</source>
+        <translation>查看…</translation>
+    </message>
+    <message>
         <source>Reviewer</source>
         <translation>审查</translation>
     </message>
     <message>
         <source>Reviewer: {verdict}</source>
         <translation>审查结论：{verdict}</translation>
+    </message>
+    <message>
+        <source>Rotate</source>
+        <translation>轮换</translation>
+    </message>
+    <message>
+        <source>Rotate key…</source>
+        <translation>轮换密钥…</translation>
+    </message>
+    <message>
+        <source>Rotate the vault key?</source>
+        <translation>轮换保险库密钥？</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
     </message>
     <message>
         <source>Save merged memory</source>
@@ -458,6 +530,10 @@
     <message>
         <source>Secret requested</source>
         <translation>密钥请求</translation>
+    </message>
+    <message>
+        <source>Secret value</source>
+        <translation>密钥的值</translation>
     </message>
     <message>
         <source>Secret values are never shown here; agents get them only by request.</source>
@@ -512,6 +588,14 @@
         <translation>内容</translation>
     </message>
     <message>
+        <source>The value is shown on screen until you close this window. The read is audited.</source>
+        <translation>值会显示在屏幕上，直到你关闭此窗口。此次读取会被审计。</translation>
+    </message>
+    <message>
+        <source>The vault is locked: {problem}</source>
+        <translation>保险库已锁定：{problem}</translation>
+    </message>
+    <message>
         <source>This agent has no tape yet.</source>
         <translation>该智能体还没有磁带记录。</translation>
     </message>
@@ -564,6 +648,10 @@
         <translation>使用次数</translation>
     </message>
     <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
         <source>Vault</source>
         <translation>保险库</translation>
     </message>
@@ -582,6 +670,14 @@
     <message>
         <source>active</source>
         <translation>活跃</translation>
+    </message>
+    <message>
+        <source>agent's</source>
+        <translation>沿用智能体设置</translation>
+    </message>
+    <message>
+        <source>always</source>
+        <translation>始终</translation>
     </message>
     <message>
         <source>anchor</source>
@@ -606,6 +702,10 @@
     <message>
         <source>candidates: not available in this version</source>
         <translation>候选：此版本暂不可用</translation>
+    </message>
+    <message>
+        <source>comma-separated, e.g. staging, db</source>
+        <translation>用逗号分隔，例如 staging, db</translation>
     </message>
     <message>
         <source>compact</source>
@@ -648,8 +748,16 @@
         <translation>索引已是最新</translation>
     </message>
     <message>
+        <source>keyring</source>
+        <translation>系统钥匙串</translation>
+    </message>
+    <message>
         <source>lesson</source>
         <translation>经验教训</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
     </message>
     <message>
         <source>merged</source>
@@ -684,8 +792,16 @@
         <translation>最久：{age}</translation>
     </message>
     <message>
+        <source>once</source>
+        <translation>一次</translation>
+    </message>
+    <message>
         <source>open for {age}</source>
         <translation>已等待 {age}</translation>
+    </message>
+    <message>
+        <source>passphrase</source>
+        <translation>口令</translation>
     </message>
     <message>
         <source>preference</source>
@@ -710,6 +826,10 @@
     <message>
         <source>review</source>
         <translation>审查</translation>
+    </message>
+    <message>
+        <source>session</source>
+        <translation>会话</translation>
     </message>
     <message>
         <source>superseded</source>
