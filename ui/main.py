@@ -23,6 +23,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="the home to open (default: TAPEMIND_HOME or the platform's data directory)",
     )
     p.add_argument("--page", choices=PAGE_CHOICES, default="dashboard", help="the page to open")
+    p.add_argument("--agent", help="the agent to show first on pages that show one agent")
     p.add_argument(
         "--screenshot",
         type=Path,
@@ -86,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             QMessageBox.critical(None, i18n.tr("Tapemind"), str(exc))
         return 2
     session = Session(engine, page=args.page, tray=args.screenshot is None)
+    if args.agent:
+        session.window.open_page(args.page, {"agent": args.agent})
     try:
         if args.screenshot is not None:
             width, height = (int(v) for v in args.size.lower().split("x"))
