@@ -58,8 +58,20 @@ def _first(obj: Any, *names: str, default: Any = None) -> Any:
 
 
 def snapshot_totals(snap: Any) -> dict[str, int]:
-    totals = _first(snap, "totals", "by_status", "memories", "totals_by_status", default={})
-    return {k: int(v) for k, v in dict(totals or {}).items()}
+    """Memories by status: a mapping field, or one field per status."""
+    totals = _first(snap, "totals", "by_status", "totals_by_status", default=None)
+    if isinstance(totals, dict):
+        return {k: int(v) for k, v in totals.items()}
+    return {s: int(_first(snap, s, default=0) or 0) for s in STATUSES}
+
+
+def _age_s(snap: Any, name: str) -> float | None:
+    """An age in seconds from `<name>_s` or `<name>_days`."""
+    seconds = _first(snap, f"{name}_s")
+    if isinstance(seconds, int | float):
+        return float(seconds)
+    days = _first(snap, f"{name}_days")
+    return float(days) * 86400 if isinstance(days, int | float) else None
 
 
 def snapshot_time(snap: Any) -> datetime | None:
@@ -83,9 +95,9 @@ def load(engine: Any, agent: str | None, days: int | None) -> HealthView:
             tape_entries=_first(snap, "tape_entries"),
             never_recalled=_first(snap, "never_recalled"),
             open_conflicts=_first(snap, "open_conflicts"),
-            oldest_conflict_age_s=_first(snap, "oldest_conflict_age_s"),
+            oldest_conflict_age_s=_age_s(snap, "oldest_conflict_age"),
             unembedded=_first(snap, "unembedded"),
-            oldest_unembedded_age_s=_first(snap, "oldest_unembedded_age_s"),
+            oldest_unembedded_age_s=_age_s(snap, "oldest_unembedded_age"),
             archived=_first(snap, "archived"),
             archive_candidates=_first(snap, "archive_candidates"),
             pending_requests=pending,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -53,8 +54,12 @@ def load_archive(engine: Any, agent: str | None) -> tuple[list[str], str | None,
     if agent not in names:
         agent = names[0] if names else None
     rows: list[Any] = []
+    archived = getattr(engine, "archived", None)
     while agent is not None and len(rows) < MAX_SHOWN:
-        page = engine.memories(agent, status="archived", limit=200, offset=len(rows))
+        if callable(archived):  # most recently archived first
+            page = archived(agent, limit=200, offset=len(rows))
+        else:
+            page = engine.memories(agent, status="archived", limit=200, offset=len(rows))
         rows.extend(page)
         if len(page) < 200:
             break
@@ -91,11 +96,14 @@ class ArchivePage(Page):
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the engine's order first
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((0, 56), (1, 110), (3, 80), (4, 140), (5, 140)):
+            self.table.setColumnWidth(col, width)
         root.addWidget(self.table, 1)
         self.empty_label = QLabel("")
         self.empty_label.setObjectName("muted")

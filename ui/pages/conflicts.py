@@ -45,6 +45,13 @@ class ConflictView:
 
 
 def _side(engine: Any, c: Any, which: str) -> Side:
+    side = field(c, "existing" if which == "old" else "challenger")
+    memory = field(side, "memory") if side is not None else None
+    if memory is not None:  # the engine's ConflictSide: the memory and its sources
+        evidence = tuple(
+            f"#{e.id} {tr(e.role)}: {one_line(e.text, 200)}" for e in field(side, "sources") or ()
+        )
+        return Side(memory.id, memory.text, evidence)
     ref = field(c, f"{which}_id", f"{which}_memory_id", which, f"{which}_memory")
     if ref is None and which == "old":
         ref = field(c, "existing_id", "target_id", "memory_id")
@@ -64,6 +71,11 @@ def _side(engine: Any, c: Any, which: str) -> Side:
     return Side(memory_id if isinstance(memory_id, int) else None, str(text or ""), ())
 
 
+def _age(c: Any) -> float | None:
+    days = field(c, "age_days")
+    return float(days) * 86400 if isinstance(days, int | float) else age_seconds(c)
+
+
 def load_conflicts(engine: Any) -> list[ConflictView]:
     """Every agent's open conflicts with both sides read (worker side)."""
     out = []
@@ -74,7 +86,7 @@ def load_conflicts(engine: Any) -> list[ConflictView]:
                     id=field(c, "id"),
                     agent=agent.name,
                     reason=str(field(c, "reason", default="") or ""),
-                    age_s=age_seconds(c),
+                    age_s=_age(c),
                     old=_side(engine, c, "old"),
                     new=_side(engine, c, "new"),
                 )
@@ -124,6 +136,8 @@ class ConflictsPage(Page):
         bl.setContentsMargins(0, 0, 0, 0)
         self.queue = QListWidget()
         self.queue.setMaximumWidth(280)
+        self.queue.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.queue.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.queue.currentRowChanged.connect(self._show)
         bl.addWidget(self.queue)
         review = QVBoxLayout()
