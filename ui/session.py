@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from .bridge import EngineBridge
 from .context import AppContext, Navigator
+from .passphrase import PassphrasePrompt
 from .window import MainWindow
 from .workers import Runner
 
@@ -30,6 +31,9 @@ class Session:
         self.ctx = AppContext(engine, self.runner, self.bridge, Navigator())
         prompts = tray if prompts is None else prompts
         self.window = MainWindow(self.ctx, page=page, tray=tray, prompts=prompts)
+        self.passphrase = PassphrasePrompt(self.window)
+        if callable(getattr(engine, "use_passphrase_prompt", None)):
+            engine.use_passphrase_prompt(self.passphrase.provider if prompts else None)
 
     def wait_loaded(self, timeout_ms: int = SCREENSHOT_TIMEOUT_MS) -> bool:
         """Run the event loop until the current page has loaded and no job is running."""

@@ -244,6 +244,9 @@ ZH: dict[str, str] = {
     "The value is shown on screen until you close this window. The read is audited.": "值会显示在屏幕上，直到你关闭此窗口。此次读取会被审计。",
     "Reveal": "查看",
     "Secret value": "密钥的值",
+    "Choose a passphrase for the new vault:": "为新保险库设置口令：",
+    "The vault is locked. Passphrase:": "保险库已锁定。口令：",
+    "Vault passphrase": "保险库口令",
     # approval prompt
     "Secret requested": "密钥请求",
     "Reason": "理由",

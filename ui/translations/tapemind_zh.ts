@@ -176,6 +176,10 @@
         <translation>子记忆</translation>
     </message>
     <message>
+        <source>Choose a passphrase for the new vault:</source>
+        <translation>为新保险库设置口令：</translation>
+    </message>
+    <message>
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
@@ -592,6 +596,10 @@
         <translation>值会显示在屏幕上，直到你关闭此窗口。此次读取会被审计。</translation>
     </message>
     <message>
+        <source>The vault is locked. Passphrase:</source>
+        <translation>保险库已锁定。口令：</translation>
+    </message>
+    <message>
         <source>The vault is locked: {problem}</source>
         <translation>保险库已锁定：{problem}</translation>
     </message>
@@ -654,6 +662,10 @@
     <message>
         <source>Vault</source>
         <translation>保险库</translation>
+    </message>
+    <message>
+        <source>Vault passphrase</source>
+        <translation>保险库口令</translation>
     </message>
     <message>
         <source>Versions</source>
