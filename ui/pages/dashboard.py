@@ -75,7 +75,7 @@ class DashboardPage(Page):
         self.plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
         self.plot.setMinimumHeight(220)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot.addLegend(offset=(10, 10))
+        self.legend = self.plot.addLegend(offset=(-10, 10))  # top right, off the axis labels
         self.lines = {
             key: self.plot.plot([], [], name=tr(label), pen=pg.mkPen(color, width=2))
             for (key, label), color in zip(health.TREND_METRICS, LINE_COLORS, strict=True)
@@ -111,6 +111,10 @@ class DashboardPage(Page):
             ax.setPen(pg.mkPen(c["border"]))
             ax.setTextPen(pg.mkPen(c["muted"]))
         self.legend.setLabelTextColor(c["text"])
+        card = pg.mkColor(c["card"])
+        card.setAlpha(215)
+        self.legend.setBrush(pg.mkBrush(card))
+        self.legend.setPen(pg.mkPen(c["border"]))
 
     def _open(self, page: str, args: dict[str, Any]) -> None:
         agent = self.agent_box.currentData()
