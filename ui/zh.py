@@ -148,6 +148,8 @@ ZH: dict[str, str] = {
     "Around entry #{id} in thread {thread}": "线程 {thread} 中条目 #{id} 附近",
     "{n} entries": "{n} 个条目",
     "This agent has no tape yet.": "该智能体还没有磁带记录。",
+    "Search this agent's tape…": "搜索该智能体的磁带…",
+    "{n} entries match “{query}”": "{n} 个条目匹配“{query}”",
     # agents
     "Add agent…": "添加智能体…",
     "Add an agent": "添加智能体",

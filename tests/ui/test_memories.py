@@ -163,3 +163,23 @@ def test_lazy_model_pages_through_the_engine(session, qtbot, open_page) -> None:
     assert [r[0] for r in requested] == list(range(0, total, 5))
     ids = [m.id for m in page.model.rows]
     assert len(ids) == len(set(ids)) == total
+
+
+def test_tape_search_finds_entries_and_opens_one_in_its_thread(session, qtbot, open_page) -> None:
+    page = open_page("tape")
+    if not session.ctx.has("search"):
+        assert not page.search_box.isVisible()
+        return
+    page.search_box.setText("alembic downgrade")
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        page.search()
+    hits = session.engine.search(page.agent, "alembic downgrade", scope="tape", limit=50).hits
+    assert [e.id for e in page.entries] == [h.entry.id for h in hits if h.entry is not None]
+    assert "match" in page.banner.text()
+    first = page.tree.topLevelItem(0).child(0)
+    first = first.child(0) if first.childCount() else first  # a folded tool call
+    entry_id = first.data(0, Qt.ItemDataRole.UserRole)
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        page.tree.itemActivated.emit(first, 0)  # the tree is redrawn around it
+    anchor = page.anchor_item()
+    assert anchor is not None and anchor.data(0, Qt.ItemDataRole.UserRole) == entry_id

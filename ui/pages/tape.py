@@ -63,6 +63,12 @@ def load_threads(engine: Any, agent: str | None) -> tuple[list[str], str | None,
     return names, agent, rows
 
 
+def search_tape(engine: Any, agent: str, query: str) -> list[Any]:
+    """The best tape hits for `query`, as entries, best first (worker side)."""
+    result = engine.search(agent, query, scope="tape", limit=50)
+    return [h.entry for h in getattr(result, "hits", result) if getattr(h, "entry", None)]
+
+
 class TapePage(Page):
     name = "tape"
 
@@ -77,6 +83,13 @@ class TapePage(Page):
         head = QHBoxLayout()
         head.addWidget(title_label(tr("Tape")))
         head.addStretch(1)
+        self.search_box = QLineEdit()
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.setMinimumWidth(280)
+        self.search_box.setPlaceholderText(tr("Search this agent's tape…"))
+        self.search_box.setVisible(ctx.has("search"))
+        self.search_box.returnPressed.connect(self.search)
+        head.addWidget(self.search_box)
         head.addWidget(QLabel(tr("Agent")))
         self.agent_box = QComboBox()
         self.agent_box.setMinimumWidth(140)
@@ -110,6 +123,7 @@ class TapePage(Page):
         self.tree.setColumnWidth(1, 150)
         self.tree.setAlternatingRowColors(True)
         self.tree.currentItemChanged.connect(self._entry_picked)
+        self.tree.itemActivated.connect(self._entry_activated)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setPlaceholderText(tr("Pick an entry to read it in full."))
@@ -182,6 +196,31 @@ class TapePage(Page):
         self._select_thread_item(self.thread)
         self._load_thread()
 
+    def search(self) -> None:
+        """Hybrid search over this agent's tape; the hits replace the thread view."""
+        query = self.search_box.text().strip()
+        if not query or self.agent is None:
+            return
+        self.anchor = None
+        self._start_load()
+        self.ctx.runner.read(
+            search_tape,
+            self.ctx.engine,
+            self.agent,
+            query,
+            on_result=self._show_hits,
+            on_error=self._finish_load,
+        )
+
+    def _show_hits(self, entries: list[Any]) -> None:
+        self.threads.clearSelection()
+        self.thread = None
+        self._show_entries(entries)
+        self.banner.setText(
+            tr("{n} entries match “{query}”").format(n=len(entries), query=self.search_box.text())
+        )
+        self.whole_button.hide()
+
     def _select_thread_item(self, thread: str | None) -> None:
         self.threads.blockSignals(True)
         for i in range(self.threads.count()):
@@ -239,11 +278,14 @@ class TapePage(Page):
         anchor_item: QTreeWidgetItem | None = None
         turns: dict[Any, QTreeWidgetItem] = {}
         folds: dict[Any, QTreeWidgetItem] = {}
+        several_threads = len({e.thread for e in entries}) > 1  # search hits
         for e in entries:
             key = (e.thread, e.turn)
             turn_item = turns.get(key)
             if turn_item is None:
                 label = tr("Turn {turn}").format(turn=e.turn) if e.turn else tr("No turn")
+                if several_threads:
+                    label = f"{e.thread} · {label}"
                 turn_item = QTreeWidgetItem([fmt_time(e.created_at), "", label])
                 font = QFont(turn_item.font(0))
                 font.setBold(True)
@@ -321,6 +363,12 @@ class TapePage(Page):
         if e is not None:
             head = f"#{e.id} · {e.thread} · {e.turn or ''} · {tr(e.role)} · {tr(e.kind)}\n\n"
             self.text.setPlainText(head + (tr("(erased)") if e.erased else e.text))
+
+    def _entry_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        """Enter or double-click on an entry: the tape around it, in its thread."""
+        entry_id = item.data(0, ENTRY_ROLE)
+        if entry_id is not None and entry_id != self.anchor:
+            self.open_with({"agent": self.agent, "entry": entry_id})
 
     def _apply_filter(self) -> None:
         needle = self.filter_box.text().strip().casefold()

@@ -532,6 +532,10 @@
         <translation>搜索记忆…</translation>
     </message>
     <message>
+        <source>Search this agent's tape…</source>
+        <translation>搜索该智能体的磁带…</translation>
+    </message>
+    <message>
         <source>Secret requested</source>
         <translation>密钥请求</translation>
     </message>
@@ -914,6 +918,10 @@
     <message>
         <source>{n} entries</source>
         <translation>{n} 个条目</translation>
+    </message>
+    <message>
+        <source>{n} entries match “{query}”</source>
+        <translation>{n} 个条目匹配“{query}”</translation>
     </message>
     <message>
         <source>{n} h</source>
