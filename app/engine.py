@@ -285,3 +285,18 @@ class Engine:
     def import_(self, path: Path) -> dict[str, int]:
         """Load an export into this (empty) home."""
         return transfer.import_(self._rt, path)
+
+    # -- MCP access tokens and the host (branch mcp) ----------------------------
+
+    def agent_token(self, name: str, *, rotate: bool = False) -> AgentToken:
+        """The agent's MCP bearer token (issued on first use; a new one with `rotate`)."""
+        return _tokens.get_or_issue(self._rt, name, rotate=rotate)
+
+    def agent_for_token(self, token: str) -> str | None:
+        """The agent a bearer token belongs to, or None for a wrong or rotated token."""
+        return _tokens.agent_for_token(self._rt, token)
+
+
+# Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
+from . import tokens as _tokens  # noqa: E402
+from .tokens import AgentToken  # noqa: E402

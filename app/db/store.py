@@ -109,8 +109,7 @@ class Store:
                 text("SELECT name FROM sqlite_master WHERE type='table' AND name='migrations'")
                 if self.is_sqlite
                 else text(
-                    "SELECT table_name FROM information_schema.tables "
-                    "WHERE table_name='migrations'"
+                    "SELECT table_name FROM information_schema.tables WHERE table_name='migrations'"
                 )
             ).first()
             applied = (
