@@ -130,6 +130,12 @@ class HomeLock:
 
 
 def busy_message(home: Path, holder: dict[str, Any] | None) -> str:
+    if holder and holder.get("role") == "host" and holder.get("url"):
+        return (
+            f"The home {home} is already owned by {describe(holder)}, serving at "
+            f"{holder['url']}/mcp. Agents and the CLI share it through that host; stop it "
+            "first if this program must own the home."
+        )
     return (
         f"The home {home} is in use by {describe(holder)}. Only one program may own a home; "
         "stop that one, or run `tapemind serve` so the app, agents and the CLI share it "

@@ -15,11 +15,12 @@ import hmac
 import logging
 import os
 import secrets
+import signal
 import socket
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,32 @@ def agent_of_request(ctx: ServerRequestContext[Any, Any]) -> str:
     raise TapemindError("This connection has no agent token; connect with your bearer token.")
 
 
+class _Uvicorn(uvicorn.Server):
+    """uvicorn re-raises SIGINT/SIGTERM after shutting down, which would kill the
+    process before the host releases the home; here a signal only asks it to stop."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        signals = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.getsignal(sig) for sig in signals}
+
+        def stop(_sig: int, _frame: object) -> None:
+            if self.should_exit:
+                self.force_exit = True
+            self.should_exit = True
+
+        for sig in signals:
+            signal.signal(sig, stop)
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
 class Host:
     """Owns a home: `Host(engine, lock).serve()` in the foreground, or `start()` in a thread."""
 
@@ -119,7 +146,7 @@ class Host:
         self._sock.listen(256)
         self.port: int = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self._server = uvicorn.Server(
+        self._server = _Uvicorn(
             uvicorn.Config(
                 self._app(),
                 log_level="warning",

@@ -1,0 +1,86 @@
+"""An agent over stdio: the SDK's client launches `tapemind mcp --agent A`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+
+from mcp_helpers import cli_json, counts, data, error_text, stdio_client
+
+TOOLS = {
+    "context": set(),
+    "append": {"entries"},
+    "remember": {"text", "category"},
+    "search": {"query"},
+    "tape": set(),
+    "memory": {"id"},
+    "used": {"turn", "memory_ids"},
+    "request_secret": {"name", "reason"},
+}
+
+
+def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents: Path) -> None:
+    home = two_agents
+
+    async def session() -> None:
+        async with stdio_client(home, "A") as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(listed) == set(TOOLS)
+            for name, required in TOOLS.items():
+                schema = listed[name].input_schema
+                assert set(schema.get("required", [])) == required, name
+                assert "agent" not in schema["properties"]
+                assert listed[name].description
+            assert set(listed["search"].input_schema["properties"]) == {
+                "query", "scope", "mode", "category", "status", "thread", "since", "until",
+                "limit", "offset",
+            }
+
+            turn = [
+                {"thread": "t1", "turn": "u1", "kind": "message", "role": "user",
+                 "text": "以后代码缩进都用 tab"},
+                {"thread": "t1", "turn": "u1", "kind": "message", "role": "assistant",
+                 "text": "好的，以后用 tab。"},
+            ]
+            ids = data(await client.call_tool("append", {"entries": turn}))["ids"]
+            assert len(ids) == 2
+
+            # While this stdio server owns the home, the CLI goes through it.
+            shown = cli_json(home, "tape", "show", "--agent", "A")
+            assert [e["text"] for e in shown] == [e["text"] for e in turn]
+
+            result = data(await client.call_tool(
+                "remember",
+                {"text": "用户要求代码缩进用 tab", "category": "preference", "sources": [ids[0]],
+                 "turn": "u1"},
+            ))["result"]
+            assert result["decision"] == "add"
+            memory_id = result["memory"]["id"]
+
+            detail = data(await client.call_tool("memory", {"id": memory_id}))["memory"]
+            assert [s["id"] for s in detail["sources"]] == [ids[0]]
+
+            entries = data(await client.call_tool("tape", {"thread": "t1", "kinds": ["message"]}))
+            assert [e["id"] for e in entries["entries"]] == ids
+
+            used = data(await client.call_tool("used", {"turn": "u2", "memory_ids": [memory_id]}))
+            assert used["recorded"] == [memory_id]
+
+            # A tool's text content is the same JSON as its structured content.
+            raw = await client.call_tool("tape", {"limit": 1})
+            assert json.loads(raw.content[0].text) == raw.structured_content
+
+    anyio.run(session)
+    after = counts(home)
+    assert after["tape_entries"] == 2 and after["memories"] == 1 and after["memory_uses"] == 1
+
+
+def test_stdio_for_an_unknown_agent_answers_with_what_to_do(two_agents: Path) -> None:
+    async def session() -> str:
+        async with stdio_client(two_agents, "nobody") as client:
+            return error_text(await client.call_tool("tape", {}))
+
+    message = anyio.run(session)
+    assert "No agent named 'nobody'" in message and "tapemind agent add nobody" in message
