@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from sqlalchemy import text
 
-from . import agents, audit, memories, tape, transfer
+from . import agents, audit, memories, recall, search, tape, transfer
 from . import home as homes
 from .clock import Clock, SystemClock
 from .db.store import Store
@@ -32,7 +32,9 @@ from .models import (
     RememberResult,
     TapeEntry,
 )
+from .recall import ContextBlock
 from .runtime import Runtime
+from .search import SearchResult
 
 
 class Engine:
@@ -286,17 +288,69 @@ class Engine:
         """Load an export into this (empty) home."""
         return transfer.import_(self._rt, path)
 
+    # -- retrieval (issue 3) ---------------------------------------------------
+
+    def context(
+        self,
+        agent: str,
+        *,
+        thread: str | None = None,
+        user: str | None = None,
+        query: str | None = None,
+        budget: int | None = None,
+    ) -> ContextBlock:
+        """Recall mode 1: the memory block to inject at the start of a turn, under a
+        hard token budget, with its manifest (included, dropped and why). Stored
+        as a recall record; counts as a recall for what it injected."""
+        return recall.context(self._rt, agent, thread=thread, user=user, query=query, budget=budget)
+
+    def search(
+        self,
+        agent: str,
+        query: str,
+        *,
+        scope: str = "memories",
+        mode: str = "hybrid",
+        category: str | None = None,
+        status: str | None = None,
+        thread: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> SearchResult:
+        """Recall mode 2: search memories and/or tape (hybrid, fulltext, semantic or
+        regex) with filters and paging; each hit carries its score parts."""
+        return search.search(
+            self._rt,
+            agent,
+            query,
+            scope=scope,
+            mode=mode,
+            category=category,
+            status=status,
+            thread=thread,
+            since=since,
+            until=until,
+            limit=limit,
+            offset=offset,
+        )
+
+    def recalls(self, agent: str, *, limit: int = 50) -> list[dict[str, Any]]:
+        """Recent recall records of an agent: budget, tokens, counts, latency."""
+        return recall.recall_history(self._rt, agent, limit=limit)
+
     # -- MCP access tokens and the host (branch mcp) ----------------------------
 
     def agent_token(self, name: str, *, rotate: bool = False) -> AgentToken:
         """The agent's MCP bearer token (issued on first use; a new one with `rotate`)."""
-        return _tokens.get_or_issue(self._rt, name, rotate=rotate)
+        return _access_tokens.get_or_issue(self._rt, name, rotate=rotate)
 
     def agent_for_token(self, token: str) -> str | None:
         """The agent a bearer token belongs to, or None for a wrong or rotated token."""
-        return _tokens.agent_for_token(self._rt, token)
+        return _access_tokens.agent_for_token(self._rt, token)
 
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
-from . import tokens as _tokens  # noqa: E402
-from .tokens import AgentToken  # noqa: E402
+from . import access_tokens as _access_tokens  # noqa: E402
+from .access_tokens import AgentToken  # noqa: E402

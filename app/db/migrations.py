@@ -156,3 +156,38 @@ def m001_core(conn: Connection) -> None:
 
 def latest() -> int:
     return max(MIGRATIONS)
+
+
+@migration(2, "retrieval: recall records")
+def m002_recalls(conn: Connection) -> None:
+    _run(
+        conn,
+        """
+        CREATE TABLE recalls (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            thread TEXT,
+            user TEXT,
+            query TEXT,
+            budget INTEGER NOT NULL,
+            tokens_used INTEGER NOT NULL,
+            included INTEGER NOT NULL,
+            dropped INTEGER NOT NULL,
+            over_budget INTEGER NOT NULL,
+            latency_ms REAL NOT NULL
+        );
+        CREATE INDEX recalls_by_agent ON recalls (agent_id, at);
+        CREATE TABLE recall_items (
+            recall_id INTEGER NOT NULL REFERENCES recalls(id) ON DELETE CASCADE,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            rank INTEGER NOT NULL,
+            included INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            score REAL NOT NULL,
+            PRIMARY KEY (recall_id, memory_id)
+        );
+        CREATE INDEX recall_items_by_memory ON recall_items (memory_id)
+        """,
+    )

@@ -131,3 +131,32 @@ class EmbedQueueRow(SQLModel, table=True):
     item_id: int = Field(primary_key=True)
     agent_id: int
     enqueued_at: str
+
+
+class RecallRow(SQLModel, table=True):
+    """One recall: what a `context` call injected and dropped, tokens and latency."""
+
+    __tablename__ = "recalls"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    at: str
+    mode: str  # context | search
+    thread: str | None = None
+    user: str | None = None
+    query: str | None = None
+    budget: int
+    tokens_used: int
+    included: int
+    dropped: int
+    over_budget: int
+    latency_ms: float
+
+
+class RecallItemRow(SQLModel, table=True):
+    __tablename__ = "recall_items"
+    recall_id: int = Field(primary_key=True, foreign_key="recalls.id")
+    memory_id: int = Field(primary_key=True, foreign_key="memories.id")
+    rank: int
+    included: int
+    reason: str  # included | over_budget | below_relevance | archived
+    score: float

@@ -91,12 +91,11 @@ class Store:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A read transaction: one consistent snapshot of the database."""
+        # Leaving the block closes the session: its transaction ends without
+        # expiring loaded rows, so values read inside stay readable after.
         with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
             session.connection()
-            try:
-                yield session
-            finally:
-                session.rollback()
+            yield session
 
     def close(self) -> None:
         self.engine.dispose()

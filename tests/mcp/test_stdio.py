@@ -7,7 +7,7 @@ from pathlib import Path
 
 import anyio
 
-from mcp_helpers import cli_json, counts, data, error_text, stdio_client
+from .mcp_helpers import cli_json, counts, data, error_text, stdio_client
 
 TOOLS = {
     "context": set(),

@@ -1,0 +1,194 @@
+"""A ChatGPT data export's ``conversations.json``: a list of conversations.
+
+Each conversation has ``id`` (or ``conversation_id``), ``title``, ``create_time`` and a
+``mapping`` of nodes ``{id, message, parent, children}``: a tree, because editing a message or
+regenerating an answer adds a branch. ``current_node`` is the leaf the person last saw; the
+main branch is the path from it back to the root, and only that branch is imported.
+
+A message has ``author.role`` (user, assistant, system, tool; a tool's name in
+``author.name``), ``create_time`` (Unix seconds or null), ``recipient`` (``all``, or the tool an
+assistant message calls) and ``content`` with a ``content_type``: ``text`` and
+``multimodal_text`` keep their text in ``parts``; ``code``, ``execution_output`` and
+``tether_quote`` in ``text``; ``thoughts`` and ``reasoning_recap`` hold reasoning;
+``user_editable_context`` holds the person's custom instructions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app.importers._common import (
+    BatchBuilder,
+    TurnCounter,
+    as_str,
+    json_text,
+    make_entry,
+    parse_time,
+)
+
+_REASONING = ("thoughts", "reasoning_recap")
+
+
+def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
+    """Read one ``conversations.json`` file into ``sink``."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        sink.problem(line, "not valid UTF-8; the bad bytes were replaced")
+        text = data.decode("utf-8-sig", errors="replace")
+    try:
+        conversations = json.loads(text)
+    except json.JSONDecodeError as exc:
+        sink.problem(exc.lineno, f"not valid JSON ({exc.msg}); file skipped")
+        return
+    if isinstance(conversations, dict):  # a single conversation saved on its own
+        conversations = [conversations]
+    if not isinstance(conversations, list):
+        sink.problem(None, "not a list of conversations; file skipped")
+        return
+    for index, conversation in enumerate(conversations):
+        _conversation(index, conversation, sink, turns)
+
+
+def _conversation(index: int, conv: Any, sink: BatchBuilder, turns: TurnCounter) -> None:
+    where = f"conversation {index}"
+    if not isinstance(conv, dict):
+        sink.problem(None, f"{where} is not an object; skipped")
+        return
+    thread = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
+    mapping = conv.get("mapping")
+    if thread is None or not isinstance(mapping, dict):
+        sink.problem(None, f"{where} has no id or no 'mapping'; skipped")
+        return
+    title = as_str(conv.get("title"))
+    for node_id in _main_branch(mapping, conv.get("current_node")):
+        node = mapping[node_id]
+        message = node.get("message")
+        if message is None:
+            continue
+        problem = _check(message)
+        if problem:
+            sink.problem(None, f"{where} ({thread}) message {node_id}: {problem}; skipped")
+            continue
+        mapped = _map(message)
+        if mapped is None:
+            continue
+        kind, role, text, meta, opens_turn = mapped
+        sink.add(
+            make_entry(
+                thread=thread,
+                turn=turns.start(thread) if opens_turn else turns.current(thread),
+                kind=kind,
+                role=role,
+                text=text,
+                created_at=parse_time(message.get("create_time")),
+                source_key=f"chatgpt:{as_str(message.get('id')) or node_id}",
+                meta={"title": title, **meta},
+            )
+        )
+
+
+def _main_branch(mapping: dict[str, Any], current: Any) -> list[str]:
+    """Node ids from the root to ``current_node`` (or to the last child's leaf without one)."""
+    nodes = {k: v for k, v in mapping.items() if isinstance(v, dict)}
+    if isinstance(current, str) and current in nodes:
+        path: list[str] = []
+        seen: set[str] = set()
+        node_id: Any = current
+        while isinstance(node_id, str) and node_id in nodes and node_id not in seen:
+            seen.add(node_id)
+            path.append(node_id)
+            node_id = nodes[node_id].get("parent")
+        return path[::-1]
+    roots = [k for k, v in nodes.items() if not _is_node(v.get("parent"), nodes)]
+    path = []
+    node_id = roots[0] if roots else None
+    while node_id is not None and node_id not in path:
+        path.append(node_id)
+        children = nodes[node_id].get("children")
+        known = [c for c in children if _is_node(c, nodes)] if isinstance(children, list) else []
+        node_id = known[-1] if known else None
+    return path
+
+
+def _is_node(value: Any, nodes: dict[str, Any]) -> bool:
+    return isinstance(value, str) and value in nodes
+
+
+def _check(message: Any) -> str | None:
+    if not isinstance(message, dict):
+        return "not an object"
+    author = message.get("author")
+    if not isinstance(author, dict) or not isinstance(author.get("role"), str):
+        return "no author role"
+    if not isinstance(message.get("content"), dict):
+        return "no content"
+    return None
+
+
+def _map(message: dict[str, Any]) -> tuple[str, str, str, dict[str, Any], bool] | None:
+    """(kind, role, text, meta, opens a turn) for one message, or None when it has no text."""
+    author = message["author"]
+    role = author["role"]
+    content = message["content"]
+    ctype = content.get("content_type")
+    text = _content_text(content)
+    if not text.strip():
+        return None
+    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    meta: dict[str, Any] = {
+        "model": as_str(metadata.get("model_slug")) if metadata else None,
+        "content_type": as_str(ctype),
+    }
+    hidden = bool(metadata and metadata.get("is_visually_hidden_from_conversation"))
+    recipient = as_str(message.get("recipient")) or "all"
+    if ctype in ("user_editable_context", "model_editable_context") or role == "system":
+        return "message", "system", text, meta, False
+    if ctype in _REASONING:
+        return "event", "assistant", text, {**meta, "event": "reasoning"}, False
+    if role == "tool":
+        return "tool_result", "tool", text, {**meta, "tool": as_str(author.get("name"))}, False
+    if role == "assistant" and recipient != "all":
+        return "tool_call", "assistant", text, {**meta, "tool": recipient}, False
+    if role == "assistant":
+        return "message", "assistant", text, meta, False
+    if role == "user":
+        return "message", "user", text, meta, not hidden
+    return None
+
+
+def _content_text(content: dict[str, Any]) -> str:
+    ctype = content.get("content_type")
+    if ctype == "thoughts":
+        thoughts = content.get("thoughts") or []
+        return "\n".join(
+            "\n".join(str(t[k]) for k in ("summary", "content") if as_str(t.get(k)))
+            for t in thoughts
+            if isinstance(t, dict)
+        )
+    if ctype == "reasoning_recap":
+        return as_str(content.get("content")) or ""
+    if ctype == "user_editable_context":
+        parts = [content.get("user_profile"), content.get("user_instructions")]
+        return "\n".join(p for p in parts if isinstance(p, str) and p)
+    if ctype == "model_editable_context":
+        return as_str(content.get("model_set_context")) or ""
+    if ctype == "tether_browsing_display":
+        return as_str(content.get("result")) or as_str(content.get("summary")) or ""
+    if isinstance(content.get("text"), str):
+        return str(content["text"])
+    pieces: list[str] = []
+    for part in content.get("parts") or []:
+        if isinstance(part, str):
+            pieces.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str):
+            pieces.append(part["text"])
+        elif isinstance(part, dict) and "image" in str(part.get("content_type", "")):
+            pieces.append("[image]")
+        elif isinstance(part, dict):
+            pieces.append(json_text(part)[:200])
+    return "\n".join(p for p in pieces if p)

@@ -1,0 +1,314 @@
+"""Recall mode 2, exploration: low-level search over memories and the tape.
+
+Orthogonal parameters: scope (memories, tape, all), mode (hybrid, fulltext,
+semantic, regex), filters (category, status, thread, time) and paging. Every
+hit says why it matched: its score parts.
+
+Full-text uses the FTS5 rows written with each memory and entry (see
+`app.fulltext`), so rows not yet embedded are found too. Regex runs on the
+`regex` module with a per-search time budget, so a catastrophic pattern ends
+with a clear error instead of a hang. Semantic and hybrid search need the
+vector index (`rt.services["retrieval"]`); hybrid fuses the ranked lists with
+reciprocal rank fusion.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import regex
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from .clock import to_iso
+from .db.schema import AgentRow, MemoryRow, TapeEntryRow
+from .errors import InvalidInput
+from .fulltext import match_expression
+from .intake import check_category
+from .memories import to_memory
+from .models import STATUSES, Memory, TapeEntry
+from .runtime import Runtime, agent_row
+from .tape import to_entry
+
+SCOPES = ("memories", "tape", "all")
+MODES = ("hybrid", "fulltext", "semantic", "regex")
+MAX_QUERY_CHARS = 2000
+MAX_LIMIT = 200
+MAX_REGEX_CHARS = 500
+REGEX_BUDGET_S = 1.0
+REGEX_SCAN_ROWS = 50_000
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One match. `why` holds the score parts (e.g. fulltext, semantic, rrf)."""
+
+    kind: str  # memory | tape
+    id: int
+    score: float
+    why: Mapping[str, float] = field(default_factory=dict)
+    memory: Memory | None = None
+    entry: TapeEntry | None = None
+
+    @property
+    def text(self) -> str:
+        if self.memory is not None:
+            return self.memory.text
+        return self.entry.text if self.entry is not None else ""
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    scope: str
+    mode: str
+    hits: tuple[SearchHit, ...]
+    offset: int
+    limit: int
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class Filters:
+    category: str | None = None
+    statuses: tuple[str, ...] = ("active",)
+    thread: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def validate(
+    query: str,
+    scope: str,
+    mode: str,
+    limit: int,
+    offset: int,
+    category: str | None,
+    status: str | None,
+) -> Filters:
+    if scope not in SCOPES:
+        raise InvalidInput(f"Unknown scope {scope!r}: use one of {', '.join(SCOPES)}.")
+    if mode not in MODES:
+        raise InvalidInput(f"Unknown mode {mode!r}: use one of {', '.join(MODES)}.")
+    if not query or not query.strip():
+        raise InvalidInput("The query is empty: give words to search for.")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"The query is {len(query)} characters; keep it under {MAX_QUERY_CHARS} "
+            "(search for the key words, not a whole document)."
+        )
+    if not (1 <= limit <= MAX_LIMIT) or offset < 0:
+        raise InvalidInput(f"limit must be 1-{MAX_LIMIT} and offset not negative.")
+    if category is not None:
+        check_category(category)
+    if status is not None and status not in (*STATUSES, "any"):
+        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)} or any.")
+    every = ("active", "archived", "superseded")
+    statuses: tuple[str, ...] = every if status == "any" else (status or "active",)
+    return Filters(category=category, statuses=statuses)
+
+
+def _memory_conditions(arow: AgentRow, f: Filters) -> tuple[str, dict[str, Any]]:
+    sql = [f"m.agent_id = :agent AND m.status IN ({', '.join(repr(s) for s in f.statuses)})"]
+    params: dict[str, Any] = {"agent": arow.id}
+    if f.category:
+        sql.append("m.category = :category")
+        params["category"] = f.category
+    if f.thread:
+        sql.append("m.thread = :thread")
+        params["thread"] = f.thread
+    if f.since:
+        sql.append("m.created_at >= :since")
+        params["since"] = to_iso(f.since)
+    if f.until:
+        sql.append("m.created_at <= :until")
+        params["until"] = to_iso(f.until)
+    return " AND ".join(sql), params
+
+
+def _tape_conditions(arow: AgentRow, f: Filters) -> tuple[str, dict[str, Any]]:
+    sql = ["e.agent_id = :agent AND e.erased_at IS NULL"]
+    params: dict[str, Any] = {"agent": arow.id}
+    if f.thread:
+        sql.append("e.thread = :thread")
+        params["thread"] = f.thread
+    if f.since:
+        sql.append("e.created_at >= :since")
+        params["since"] = to_iso(f.since)
+    if f.until:
+        sql.append("e.created_at <= :until")
+        params["until"] = to_iso(f.until)
+    return " AND ".join(sql), params
+
+
+def fulltext_ids(
+    s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
+) -> list[tuple[int, float]]:
+    """(id, bm25 score, higher is better) of the best `n` full-text matches."""
+    assert arow.id is not None
+    expr = match_expression(query, arow.id)
+    if expr is None:
+        return []
+    if kind == "memory":
+        where, params = _memory_conditions(arow, f)
+        sql = (
+            "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
+            f"ON m.id = memory_fts.rowid WHERE memory_fts MATCH :q AND {where} "
+            "ORDER BY bm25(memory_fts) LIMIT :n"
+        )
+    else:
+        where, params = _tape_conditions(arow, f)
+        sql = (
+            "SELECT e.id, bm25(tape_fts) FROM tape_fts JOIN tape_entries e "
+            f"ON e.id = tape_fts.rowid WHERE tape_fts MATCH :q AND {where} "
+            "ORDER BY bm25(tape_fts) LIMIT :n"
+        )
+    rows = s.connection().execute(text(sql), {**params, "q": expr, "n": n}).all()
+    return [(int(i), -float(r)) for i, r in rows]
+
+
+def regex_ids(
+    s: Session, arow: AgentRow, kind: str, pattern: str, f: Filters, n: int, deadline: float
+) -> list[tuple[int, float]]:
+    """Ids (newest first) whose text matches `pattern`, within the time budget."""
+    if len(pattern) > MAX_REGEX_CHARS:
+        raise InvalidInput(f"The regex is over {MAX_REGEX_CHARS} characters.")
+    try:
+        compiled = regex.compile(pattern, regex.IGNORECASE)
+    except regex.error as exc:
+        raise InvalidInput(f"Invalid regex: {exc}.") from None
+    if kind == "memory":
+        where, params = _memory_conditions(arow, f)
+        sql = f"SELECT m.id, m.text FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT :scan"
+    else:
+        where, params = _tape_conditions(arow, f)
+        sql = (
+            f"SELECT e.id, e.content FROM tape_entries e WHERE {where} "
+            "ORDER BY e.id DESC LIMIT :scan"
+        )
+    out: list[tuple[int, float]] = []
+    for row_id, body in s.connection().execute(text(sql), {**params, "scan": REGEX_SCAN_ROWS}):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        try:
+            found = compiled.search(body, timeout=remaining)
+        except TimeoutError:
+            raise InvalidInput(
+                "The regex took too long (it backtracks catastrophically or the tape is "
+                "large): simplify it, anchor it, or narrow the search with --thread/--since."
+            ) from None
+        if found:
+            out.append((int(row_id), 1.0))
+            if len(out) >= n:
+                break
+    return out
+
+
+def fuse(
+    ranked: Mapping[str, Sequence[tuple[Any, float]]],
+) -> list[tuple[Any, float, dict[str, float]]]:
+    """Reciprocal rank fusion of several ranked lists; keeps each list's raw score."""
+    scores: dict[Any, float] = {}
+    parts: dict[Any, dict[str, float]] = {}
+    for name, items in ranked.items():
+        for rank, (key, raw) in enumerate(items):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+            parts.setdefault(key, {})[name] = round(raw, 4)
+    ordered = sorted(scores.items(), key=lambda kv: -kv[1])
+    return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
+
+
+def load_hits(
+    s: Session, agent: str, ranked: Sequence[tuple[tuple[str, int], float, dict[str, float]]]
+) -> list[SearchHit]:
+    mem_ids = [i for (k, i), _, _ in ranked if k == "memory"]
+    tape_ids = [i for (k, i), _, _ in ranked if k == "tape"]
+    mems = {r.id: r for r in s.exec(select(MemoryRow).where(col(MemoryRow.id).in_(mem_ids)))}
+    entries = {
+        r.id: r for r in s.exec(select(TapeEntryRow).where(col(TapeEntryRow.id).in_(tape_ids)))
+    }
+    hits = []
+    for (kind, row_id), score, why in ranked:
+        if kind == "memory" and row_id in mems:
+            hits.append(
+                SearchHit("memory", row_id, score, why, memory=to_memory(mems[row_id], agent))
+            )
+        elif kind == "tape" and row_id in entries:
+            hits.append(
+                SearchHit("tape", row_id, score, why, entry=to_entry(entries[row_id], agent))
+            )
+    return hits
+
+
+def search(
+    rt: Runtime,
+    agent: str,
+    query: str,
+    *,
+    scope: str = "memories",
+    mode: str = "hybrid",
+    category: str | None = None,
+    status: str | None = None,
+    thread: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int = 10,
+    offset: int = 0,
+) -> SearchResult:
+    """Search one agent's memories and/or tape. See the module doc."""
+    f = validate(query, scope, mode, limit, offset, category, status)
+    f = Filters(f.category, f.statuses, thread, since, until)
+    kinds = (
+        ("memory", "tape")
+        if scope == "all"
+        else (("memory",) if scope == "memories" else ("tape",))
+    )
+    want = offset + limit + 1
+    retrieval = rt.services.get("retrieval")
+    if mode == "semantic" and retrieval is None:
+        raise InvalidInput(
+            "Semantic search needs the vector index, which is not available "
+            "in this home; use --mode fulltext."
+        )
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        lists: dict[str, list[tuple[tuple[str, int], float]]] = {}
+        deadline = time.monotonic() + REGEX_BUDGET_S
+        for kind in kinds:
+            if mode == "regex":
+                lists[f"regex:{kind}"] = [
+                    ((kind, i), sc) for i, sc in regex_ids(s, arow, kind, query, f, want, deadline)
+                ]
+                continue
+            if mode in ("fulltext", "hybrid"):
+                lists[f"fulltext:{kind}"] = [
+                    ((kind, i), sc) for i, sc in fulltext_ids(s, arow, kind, query, f, want)
+                ]
+            if mode in ("semantic", "hybrid") and retrieval is not None:
+                lists[f"semantic:{kind}"] = [
+                    ((kind, i), sc)
+                    for i, sc in retrieval.semantic_ids(s, arow, kind, query, f, want)
+                ]
+        fused = fuse(
+            {
+                name.split(":")[0] if len(kinds) == 1 else name: items
+                for name, items in lists.items()
+            }
+        )
+        page = fused[offset : offset + limit]
+        hits = load_hits(s, agent, page)
+    return SearchResult(
+        query=query,
+        scope=scope,
+        mode=mode,
+        hits=tuple(hits),
+        offset=offset,
+        limit=limit,
+        has_more=len(fused) > offset + limit,
+    )
