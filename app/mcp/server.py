@@ -100,6 +100,8 @@ def run_tool(
             f"`{name}` failed inside Tapemind (a bug, not your arguments). Nothing was "
             "changed; try again later, and tell the owner if it keeps failing."
         )
+    if not isinstance(result, dict):
+        result = {"result": result}  # structured content must be an object
     text = json.dumps(result, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=result

@@ -127,9 +127,7 @@ async def http_client(url: str, token: str | None) -> AsyncIterator[Client]:
 def stdio_client(home: Path, agent: str) -> Client:
     """The SDK's MCP client launching `tapemind mcp --agent AGENT` as a subprocess."""
     argv = tapemind_argv(home, "mcp", "--agent", agent)
-    return Client(
-        StdioServerParameters(command=argv[0], args=argv[1:], env=env(), cwd=str(ROOT))
-    )
+    return Client(StdioServerParameters(command=argv[0], args=argv[1:], env=env(), cwd=str(ROOT)))
 
 
 def data(result: Any) -> Any:

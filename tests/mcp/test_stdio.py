@@ -34,15 +34,33 @@ def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents:
                 assert "agent" not in schema["properties"]
                 assert listed[name].description
             assert set(listed["search"].input_schema["properties"]) == {
-                "query", "scope", "mode", "category", "status", "thread", "since", "until",
-                "limit", "offset",
+                "query",
+                "scope",
+                "mode",
+                "category",
+                "status",
+                "thread",
+                "since",
+                "until",
+                "limit",
+                "offset",
             }
 
             turn = [
-                {"thread": "t1", "turn": "u1", "kind": "message", "role": "user",
-                 "text": "以后代码缩进都用 tab"},
-                {"thread": "t1", "turn": "u1", "kind": "message", "role": "assistant",
-                 "text": "好的，以后用 tab。"},
+                {
+                    "thread": "t1",
+                    "turn": "u1",
+                    "kind": "message",
+                    "role": "user",
+                    "text": "以后代码缩进都用 tab",
+                },
+                {
+                    "thread": "t1",
+                    "turn": "u1",
+                    "kind": "message",
+                    "role": "assistant",
+                    "text": "好的，以后用 tab。",
+                },
             ]
             ids = data(await client.call_tool("append", {"entries": turn}))["ids"]
             assert len(ids) == 2
@@ -51,19 +69,36 @@ def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents:
             shown = cli_json(home, "tape", "show", "--agent", "A")
             assert [e["text"] for e in shown] == [e["text"] for e in turn]
 
-            result = data(await client.call_tool(
-                "remember",
-                {"text": "用户要求代码缩进用 tab", "category": "preference", "sources": [ids[0]],
-                 "turn": "u1"},
-            ))["result"]
+            result = data(
+                await client.call_tool(
+                    "remember",
+                    {
+                        "text": "用户要求代码缩进用 tab",
+                        "category": "preference",
+                        "sources": [ids[0]],
+                        "turn": "u1",
+                    },
+                )
+            )
             assert result["decision"] == "add"
             memory_id = result["memory"]["id"]
 
-            detail = data(await client.call_tool("memory", {"id": memory_id}))["memory"]
+            detail = data(await client.call_tool("memory", {"id": memory_id}))
             assert [s["id"] for s in detail["sources"]] == [ids[0]]
 
             entries = data(await client.call_tool("tape", {"thread": "t1", "kinds": ["message"]}))
             assert [e["id"] for e in entries["entries"]] == ids
+
+            block = data(
+                await client.call_tool(
+                    "context", {"thread": "t1", "query": "代码缩进用什么？", "budget": 200}
+                )
+            )
+            assert memory_id in [item["memory_id"] for item in block["included"]]
+            assert "tab" in block["text"]
+
+            found = data(await client.call_tool("search", {"query": "缩进", "mode": "fulltext"}))
+            assert [h["id"] for h in found["hits"]] == [memory_id]
 
             used = data(await client.call_tool("used", {"turn": "u2", "memory_ids": [memory_id]}))
             assert used["recorded"] == [memory_id]

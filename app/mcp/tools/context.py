@@ -38,9 +38,8 @@ class Args(ToolArgs):
     ] = None
 
 
-def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
+def run(engine: Any, agent: str, args: Args) -> Any:
     method = engine_method(engine, "context", NAME)
-    block = method(
+    return method(
         agent, **given(thread=args.thread, user=args.user, query=args.query, budget=args.budget)
     )
-    return {"context": block}

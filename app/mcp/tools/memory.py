@@ -21,5 +21,5 @@ class Args(ToolArgs):
     id: Annotated[int, Field(ge=1, description="The memory id (from `context` or `search`).")]
 
 
-def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
-    return {"memory": engine.memory(args.id, agent=agent)}
+def run(engine: Any, agent: str, args: Args) -> Any:
+    return engine.memory(args.id, agent=agent)

@@ -65,7 +65,7 @@ class Args(ToolArgs):
     ] = None
 
 
-def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
+def run(engine: Any, agent: str, args: Args) -> Any:
     result = engine.remember(
         agent,
         args.text,
@@ -76,4 +76,4 @@ def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
         turn=args.turn,
         thread=args.thread,
     )
-    return {"result": result}
+    return result

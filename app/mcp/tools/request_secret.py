@@ -37,7 +37,7 @@ class Args(ToolArgs):
     ] = None
 
 
-def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
+def run(engine: Any, agent: str, args: Args) -> Any:
     method = engine_method(engine, "request_secret", NAME)
     result = method(agent, args.name, args.reason, **given(wait_seconds=args.wait_seconds))
-    return {"result": result}
+    return result

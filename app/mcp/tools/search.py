@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ...models import CATEGORIES, STATUSES
 from .base import ToolArgs, engine_method, given, parse_time
+
+# The values the engine's search accepts (app.search.SCOPES and MODES).
+Scope = Literal["memories", "tape", "all"]
+Mode = Literal["hybrid", "fulltext", "semantic", "regex"]
+Category = Literal[CATEGORIES]  # type: ignore[valid-type]
+Status = Literal[STATUSES]  # type: ignore[valid-type]
 
 NAME = "search"
 DESCRIPTION = (
@@ -20,23 +27,23 @@ READ_ONLY = True
 
 class Args(ToolArgs):
     query: Annotated[
-        str, Field(min_length=1, max_length=4000, description="Words, a question or a regex.")
+        str, Field(min_length=1, max_length=2000, description="Words, a question or a regex.")
     ]
     scope: Annotated[
-        str | None,
-        Field(max_length=20, description="memories (default), tape, or all."),
+        Scope | None,
+        Field(description="memories (default), tape, or all."),
     ] = None
     mode: Annotated[
-        str | None,
-        Field(max_length=20, description="hybrid (default), fulltext, semantic or regex."),
+        Mode | None,
+        Field(description="hybrid (default), fulltext, semantic or regex."),
     ] = None
     category: Annotated[
-        str | None,
-        Field(max_length=40, description="preference, project_fact, task_outcome or lesson."),
+        Category | None,
+        Field(description="preference, project_fact, task_outcome or lesson."),
     ] = None
     status: Annotated[
-        str | None,
-        Field(max_length=20, description="active (default), archived, superseded, forgotten."),
+        Status | None,
+        Field(description="active (default), archived, superseded or forgotten."),
     ] = None
     thread: Annotated[str | None, Field(max_length=200, description="Only this thread.")] = None
     since: Annotated[str | None, Field(description="From this time on (ISO 8601).")] = None
@@ -45,9 +52,9 @@ class Args(ToolArgs):
     offset: Annotated[int | None, Field(ge=0, le=100_000, description="Hits to skip.")] = None
 
 
-def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
+def run(engine: Any, agent: str, args: Args) -> Any:
     method = engine_method(engine, "search", NAME)
-    hits = method(
+    return method(
         agent,
         args.query,
         **given(
@@ -62,4 +69,3 @@ def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
             offset=args.offset,
         ),
     )
-    return {"hits": hits}
