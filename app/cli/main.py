@@ -48,9 +48,25 @@ def cli(ctx: click.Context, home: str | None, as_json: bool) -> None:
 
 
 def register() -> None:
-    from . import agent_cmds, home_cmds, host_cmds, memory_cmds, recall_cmds, tape_cmds
+    from . import (
+        agent_cmds,
+        home_cmds,
+        host_cmds,
+        import_cmds,
+        memory_cmds,
+        recall_cmds,
+        tape_cmds,
+    )
 
-    for module in (home_cmds, agent_cmds, tape_cmds, memory_cmds, recall_cmds, host_cmds):
+    for module in (
+        home_cmds,
+        agent_cmds,
+        tape_cmds,
+        memory_cmds,
+        recall_cmds,
+        host_cmds,
+        import_cmds,
+    ):
         module.register(cli)
 
 
