@@ -13,9 +13,10 @@ from ...errors import InvalidInput, TapemindError
 
 class ToolArgs(BaseModel):
     """Arguments of one tool. Unknown arguments are refused, so a typo is reported
-    rather than silently ignored (and no one can pass `agent`)."""
+    rather than silently ignored (and no one can pass `agent`). Strict: "5" or 5.0
+    is not an id; the schema says what each argument is, and means it."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class NotAvailable(TapemindError):
