@@ -5,6 +5,10 @@ The same calls are timed twice on the same home: straight into the Engine
 the SDK's client to a real `tapemind serve` subprocess (1 session, or 8
 sessions of 8 agents at once). Overhead = MCP percentile - direct percentile.
 
+On a busy machine wall times are mostly waiting for a CPU, so the CPU time
+each call costs is printed too (host + client processes, from /proc, Linux):
+MCP CPU per call - direct CPU per call is what the protocol itself adds.
+
 python bench/mcp_overhead.py [--calls 200] [--memories 150]
 """
 
@@ -57,6 +61,15 @@ def seed(home: Path, memories: int) -> dict[str, str]:
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def host_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process `pid` (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def direct(home: Path, agents: list[str], calls: int) -> list[float]:
@@ -146,14 +159,21 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         tokens = seed(home, args.memories)
-        rows = []
+        rows, cpu_direct = [], {}
         for n in (1, 8):
+            started = time.process_time()
             rows.append((n, direct(home, AGENTS[:n], args.calls)))
+            cpu_direct[n] = (time.process_time() - started) / (n * args.calls) * 1000
         proc, url = start_host(home)
+        mcp_rows, cpu_mcp, cpu_host = [], {}, {}
         try:
-            mcp_rows = [
-                (n, anyio.run(over_mcp, url, tokens, AGENTS[:n], args.calls)) for n in (1, 8)
-            ]
+            for n in (1, 8):
+                started, host_started = time.process_time(), host_cpu_s(proc.pid)
+                mcp_rows.append((n, anyio.run(over_mcp, url, tokens, AGENTS[:n], args.calls)))
+                host_spent = host_cpu_s(proc.pid) - host_started
+                spent = time.process_time() - started + host_spent
+                cpu_mcp[n] = spent / (n * (args.calls + 1)) * 1000
+                cpu_host[n] = host_spent / (n * (args.calls + 1)) * 1000
         finally:
             proc.terminate()
             proc.wait(30)
@@ -162,14 +182,23 @@ def main(argv: list[str] | None = None) -> None:
         f"MCP over streamable HTTP on 127.0.0.1 (load average {os.getloadavg()[0]:.1f}, "
         f"{os.cpu_count()} CPUs)"
     )
-    print(f"{'agents':>6}  {'direct p50/p95':>16}  {'MCP p50/p95':>16}  {'overhead p50/p95':>18}")
+    print(
+        f"{'agents':>6}  {'direct p50/p95':>18}  {'MCP p50/p95':>18}  {'overhead p50/p95':>18}"
+        f"  {'CPU/call: direct, MCP (host), overhead':>40}"
+    )
     for (n, d), (_n, m) in zip(rows, mcp_rows, strict=True):
         d50, d95, m50, m95 = pct(d, 0.5), pct(d, 0.95), pct(m, 0.5), pct(m, 0.95)
         print(
             f"{n:>6}  {d50:7.2f}/{d95:7.2f} ms  {m50:7.2f}/{m95:7.2f} ms  "
-            f"{m50 - d50:8.2f}/{m95 - d95:7.2f} ms"
+            f"{m50 - d50:7.2f}/{m95 - d95:7.2f} ms  "
+            f"{cpu_direct[n]:7.2f}, {cpu_mcp[n]:6.2f} ({cpu_host[n]:5.2f}), "
+            f"{cpu_mcp[n] - cpu_direct[n]:6.2f} ms"
         )
-    print(f"(direct mean {statistics.mean(rows[0][1]):.2f} ms for one agent)")
+    print(
+        f"(direct mean {statistics.mean(rows[0][1]):.2f} ms for one agent; CPU is host + "
+        "client processes per call, host alone in parentheses; MCP also counts the SDK "
+        "client's own work)"
+    )
 
 
 if __name__ == "__main__":

@@ -135,8 +135,11 @@ class _Uvicorn(uvicorn.Server):
 class Host:
     """Owns a home: `Host(engine, lock).serve()` in the foreground, or `start()` in a thread."""
 
-    def __init__(self, engine: Engine, lock: HomeLock, *, port: int = 0) -> None:
+    def __init__(
+        self, engine: Engine, lock: HomeLock, *, port: int = 0, json_response: bool = True
+    ) -> None:
         self.engine = engine
+        self.json_response = json_response
         self.lock = lock
         self.jobs = Jobs(engine)
         self.owner_token = secrets.token_urlsafe(32)
@@ -167,6 +170,8 @@ class Host:
         mcp_server = build_server(lambda: self.engine, agent_of_request, version=__version__)
         manager = StreamableHTTPSessionManager(
             app=mcp_server,
+            # Plain JSON answers: tools never stream, and SSE framing costs time per call.
+            json_response=self.json_response,
             security_settings=TransportSecuritySettings(
                 enable_dns_rebinding_protection=True,
                 allowed_hosts=["127.0.0.1:*", "localhost:*"],

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio.to_thread
 import mcp_types as types
-from mcp.server import Server, ServerRequestContext
+from mcp.server import CacheHint, Server, ServerRequestContext
 from pydantic import ValidationError
 
 from ..errors import TapemindError
@@ -111,6 +111,7 @@ def run_tool(
 def build_server(engine: EngineSource, identify: Identify, *, version: str = "") -> Server[Any]:
     """A low-level MCP server whose tools act for the agent `identify` names."""
     tools = tool_list()
+    schemas = {t.name: t.input_schema for t in tools}
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -131,6 +132,11 @@ def build_server(engine: EngineSource, identify: Identify, *, version: str = "")
         "tapemind",
         version=version,
         instructions=INSTRUCTIONS,
+        # Header validation asks for one tool's schema; without this the SDK runs
+        # the whole tools/list handler on every call.
+        get_tool_input_schema=schemas.get,
+        # The tool list only changes with a new version: clients may keep it a while.
+        cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
