@@ -112,7 +112,7 @@ async def over_mcp(url: str, tokens: dict[str, str], agents: list[str], calls: i
                 result = await client.call_tool("context", args)
                 times.append((time.perf_counter() - start) * 1000)
                 if result.is_error:
-                    raise RuntimeError(result.content[0].text)
+                    raise RuntimeError(str(result.content[0]))
 
     async with anyio.create_task_group() as tg:
         for agent in agents:

@@ -76,7 +76,7 @@ def mcp_stdio(state: State, agent: str) -> None:
 
     opened = open_home(state.home, role="mcp")
     host = None
-    if not opened.remote:
+    if opened.lock is not None:  # we own the home: serve it to the others too
         host = Host(opened.engine, opened.lock, port=0)
         host.start()
     try:

@@ -48,10 +48,11 @@ def from_json(tp: Any, value: Any) -> Any:
         return from_iso(value) if isinstance(value, str) else value
     if tp is Path:
         return Path(value) if isinstance(value, str) else value
-    if dataclasses.is_dataclass(tp) and isinstance(value, Mapping):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp) and isinstance(value, Mapping):
         hints = _hints(tp)
         known = {f.name for f in dataclasses.fields(tp)}
-        return tp(**{k: from_json(hints.get(k, Any), v) for k, v in value.items() if k in known})
+        build: Any = tp
+        return build(**{k: from_json(hints.get(k, Any), v) for k, v in value.items() if k in known})
     if origin is tuple and isinstance(value, list):
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(from_json(args[0], v) for v in value)

@@ -110,13 +110,13 @@ class RemoteEngine:
     def export(self, out: IO[str] | Path) -> dict[str, int]:
         """Export through the host: to a path it writes, or streamed back as text."""
         if isinstance(out, Path):
-            return self.call("export", out.resolve())
+            return dict(self.call("export", out.resolve()))
         text = self._post("/rpc/export", {})
         out.write(text["jsonl"])
         return dict(text["counts"])
 
     def import_(self, path: Path) -> dict[str, int]:
-        return self.call("import_", Path(path).resolve())
+        return dict(self.call("import_", Path(path).resolve()))
 
     @property
     def events(self) -> Any:
