@@ -7,17 +7,37 @@ from pathlib import Path
 
 import anyio
 
+from app import Engine
+
 from .mcp_helpers import cli_json, counts, data, error_text, stdio_client
 
+# tool -> (required arguments, all arguments): the names match the CLI's.
 TOOLS = {
-    "context": set(),
-    "append": {"entries"},
-    "remember": {"text", "category"},
-    "search": {"query"},
-    "tape": set(),
-    "memory": {"id"},
-    "used": {"turn", "memory_ids"},
-    "request_secret": {"name", "reason"},
+    "context": (set(), {"thread", "user", "query", "budget"}),
+    "append": ({"entries"}, {"entries"}),
+    "remember": (
+        {"text", "category"},
+        {"text", "category", "sources", "importance", "parents", "turn", "thread"},
+    ),
+    "search": (
+        {"query"},
+        {
+            "query",
+            "scope",
+            "mode",
+            "category",
+            "status",
+            "thread",
+            "since",
+            "until",
+            "limit",
+            "offset",
+        },
+    ),
+    "tape": (set(), {"thread", "turn", "kinds", "around", "since", "until", "limit"}),
+    "memory": ({"id"}, {"id"}),
+    "used": ({"turn", "memory_ids"}, {"turn", "memory_ids"}),
+    "request_secret": ({"name", "reason"}, {"name", "reason", "wait_seconds"}),
 }
 
 
@@ -28,23 +48,14 @@ def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents:
         async with stdio_client(home, "A") as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
             assert set(listed) == set(TOOLS)
-            for name, required in TOOLS.items():
+            for name, (required, names) in TOOLS.items():
                 schema = listed[name].input_schema
                 assert set(schema.get("required", [])) == required, name
-                assert "agent" not in schema["properties"]
+                assert set(schema["properties"]) == names, name
+                assert schema.get("additionalProperties") is False, name
                 assert listed[name].description
-            assert set(listed["search"].input_schema["properties"]) == {
-                "query",
-                "scope",
-                "mode",
-                "category",
-                "status",
-                "thread",
-                "since",
-                "until",
-                "limit",
-                "offset",
-            }
+                for prop in schema["properties"].values():
+                    assert prop.get("description"), name
 
             turn = [
                 {
@@ -102,6 +113,14 @@ def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents:
 
             used = data(await client.call_tool("used", {"turn": "u2", "memory_ids": [memory_id]}))
             assert used["recorded"] == [memory_id]
+
+            secret = await client.call_tool(
+                "request_secret", {"name": "GITHUB_TOKEN", "reason": "push the release branch"}
+            )
+            if not hasattr(Engine, "request_secret"):
+                assert "not available in this version" in error_text(secret)
+            else:
+                assert "failed inside Tapemind" not in secret.content[0].text
 
             # A tool's text content is the same JSON as its structured content.
             raw = await client.call_tool("tape", {"limit": 1})
