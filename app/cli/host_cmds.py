@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, TapemindError
 from ..mcp.snippets import DEFAULT_PORT, snippets
 from .base import State, home_path, json_option, pass_state
 from .output import emit_json
@@ -57,6 +58,40 @@ def serve(state: State, port: int) -> None:
         engine.close()
 
 
+class StdioHome:
+    """The home as a stdio MCP server sees it: through the host, or owned (and then
+    served to the others) when none runs. If the host goes away, the next call
+    opens the home again: through a new host, or owning it."""
+
+    def __init__(self, home: str | None) -> None:
+        self._home = home
+        self._opened: Any = None
+        self._host: Any = None
+        self._lock = threading.Lock()
+
+    def engine(self) -> Any:
+        with self._lock:
+            if self._opened is not None and getattr(self._opened.engine, "broken", False):
+                self.close()
+            if self._opened is None:
+                from ..host.connect import open_home
+                from ..host.server import Host
+
+                self._opened = open_home(self._home, role="mcp")
+                if self._opened.lock is not None:  # we own the home: serve the others too
+                    self._host = Host(self._opened.engine, self._opened.lock, port=0)
+                    self._host.start()
+            return self._opened.engine
+
+    def close(self) -> None:
+        if self._host is not None:
+            self._host.stop()  # releases the lock
+            self._host = None
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
+
+
 @click.command("mcp")
 @click.option("--agent", required=True, help="The agent this MCP server acts for.")
 @pass_state
@@ -70,21 +105,15 @@ def mcp_stdio(state: State, agent: str) -> None:
     from mcp.server.stdio import stdio_server
 
     from .. import __version__
-    from ..host.connect import open_home
-    from ..host.server import Host
     from ..mcp.server import build_server
 
-    opened = open_home(state.home, role="mcp")
-    host = None
-    if opened.lock is not None:  # we own the home: serve it to the others too
-        host = Host(opened.engine, opened.lock, port=0)
-        host.start()
+    home = StdioHome(state.home)
     try:
         try:
-            opened.engine.agent(agent)
-        except Exception as exc:  # keep serving: each tool call will say what to do
-            click.echo(f"tapemind mcp: warning: {exc}", err=True)
-        server = build_server(lambda: opened.engine, lambda ctx: agent, version=__version__)
+            home.engine().agent(agent)
+        except TapemindError as exc:  # keep serving: each tool call will say what to do
+            click.echo(f"tapemind mcp: warning: {exc.message}", err=True)
+        server = build_server(home.engine, lambda ctx: agent, version=__version__)
 
         async def run() -> None:
             async with stdio_server() as (read, write):
@@ -92,10 +121,7 @@ def mcp_stdio(state: State, agent: str) -> None:
 
         anyio.run(run)
     finally:
-        if host is not None:
-            host.stop()
-            opened.lock = None  # the host released it
-        opened.close()
+        home.close()
 
 
 def _mcp_url(state: State) -> str:

@@ -53,6 +53,7 @@ class RemoteEngine:
 
     def __init__(self, url: str, owner_token: str, *, timeout: float = READ_TIMEOUT_S) -> None:
         self.url = url
+        self.broken = False  # set once the host stops answering: open the home again
         self._client = httpx.Client(
             base_url=url,
             headers={"Authorization": f"Bearer {owner_token}"},
@@ -72,11 +73,13 @@ class RemoteEngine:
         try:
             response = self._client.post(path, json=body)
         except httpx.HTTPError as exc:
+            self.broken = True
             raise HomeError(
                 f"The Tapemind host at {self.url} stopped answering ({type(exc).__name__}). "
                 "Run the command again: it will use a new host or open the home itself."
             ) from None
         if response.status_code == 401:
+            self.broken = True
             raise HomeError(
                 "The Tapemind host refused the owner token (it was restarted?). "
                 "Run the command again."

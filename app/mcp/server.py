@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import anyio.to_thread
@@ -125,7 +124,16 @@ def build_server(engine: EngineSource, identify: Identify, *, version: str = "")
             agent = identify(ctx)
         except TapemindError as exc:
             return error_result(exc.message)
-        call = partial(run_tool, engine(), agent, params.name, params.arguments)
+
+        # The engine is fetched on the worker thread too: a stdio server may have to
+        # open the home again (its host went away), which can wait on the lock.
+        def call() -> types.CallToolResult:
+            try:
+                current = engine()
+            except TapemindError as exc:
+                return error_result(exc.message)
+            return run_tool(current, agent, params.name, params.arguments)
+
         return await anyio.to_thread.run_sync(call)
 
     return Server(

@@ -9,7 +9,16 @@ import anyio
 
 from app import Engine
 
-from .mcp_helpers import cli_json, counts, data, error_text, stdio_client
+from .mcp_helpers import (
+    cli_json,
+    counts,
+    data,
+    error_text,
+    start_serve,
+    stdio_client,
+    stop,
+    wait_for_host,
+)
 
 # tool -> (required arguments, all arguments): the names match the CLI's.
 TOOLS = {
@@ -138,3 +147,38 @@ def test_stdio_for_an_unknown_agent_answers_with_what_to_do(two_agents: Path) ->
 
     message = anyio.run(session)
     assert "No agent named 'nobody'" in message and "tapemind agent add nobody" in message
+
+
+def test_a_stdio_server_outlives_its_host(two_agents: Path) -> None:
+    home = two_agents
+    proc, _url = start_serve(home)
+
+    async def session() -> None:
+        async with stdio_client(home, "A") as client:
+            first = data(
+                await client.call_tool(
+                    "append",
+                    {"entries": [{"thread": "t", "role": "user", "text": "through the host"}]},
+                )
+            )["ids"]
+            stop(proc)
+            # The call that finds the host gone says so; the next one opens the home itself.
+            gone = await client.call_tool("tape", {})
+            if gone.is_error:
+                assert "Run the command again" in gone.content[0].text
+            after = data(
+                await client.call_tool(
+                    "append",
+                    {"entries": [{"thread": "t", "role": "user", "text": "owning the home"}]},
+                )
+            )["ids"]
+            assert after[0] > first[0]
+            # Now this stdio server is the host the CLI goes through.
+            assert wait_for_host(home)["role"] == "mcp"
+            texts = [e["text"] for e in cli_json(home, "tape", "show", "--agent", "A")]
+            assert texts == ["through the host", "owning the home"]
+
+    try:
+        anyio.run(session)
+    finally:
+        stop(proc)
