@@ -75,12 +75,15 @@ def write_private(path: Path, text: str) -> None:
 
 
 class AgentTokens:
-    """Bearer token -> agent, cached; any agent change (token rotated, agent removed)
-    empties the cache, so a rotated token is refused on the next request."""
+    """Bearer token -> agent, cached briefly. Any agent change made through this host
+    (token rotated, agent removed) empties the cache, so a rotated token is refused on
+    the next request; the short lifetime covers changes made by other processes."""
+
+    TTL_S = 10.0
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._cache: dict[str, str | None] = {}
+        self._cache: dict[str, tuple[str | None, float]] = {}
         engine.events.subscribe(self._on_event)
 
     def _on_event(self, event: Event) -> None:
@@ -88,15 +91,16 @@ class AgentTokens:
             self._cache.clear()
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        if token not in self._cache:
+        cached = self._cache.get(token)
+        if cached is None or time.monotonic() - cached[1] > self.TTL_S:
             agent = await anyio.to_thread.run_sync(self._engine.agent_for_token, token)
             if len(self._cache) > 1000:
                 self._cache.clear()
-            self._cache[token] = agent
-        agent = self._cache[token]
-        if agent is None:
+            cached = (agent, time.monotonic())
+            self._cache[token] = cached
+        if cached[0] is None:
             return None
-        return AccessToken(token=token, client_id=agent, scopes=[])
+        return AccessToken(token=token, client_id=cached[0], scopes=[])
 
 
 def agent_of_request(ctx: ServerRequestContext[Any, Any]) -> str:
