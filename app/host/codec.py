@@ -28,7 +28,8 @@ def to_json(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat().replace("+00:00", "Z")
     if isinstance(value, Path):
-        return str(value)
+        # Absolute: the host that receives it runs in another working directory.
+        return str(value.expanduser().resolve())
     if isinstance(value, Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
