@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import threading
+import uuid
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -113,7 +115,8 @@ def mcp_stdio(state: State, agent: str) -> None:
             home.engine().agent(agent)
         except TapemindError as exc:  # keep serving: each tool call will say what to do
             click.echo(f"tapemind mcp: warning: {exc.message}", err=True)
-        server = build_server(home.engine, lambda ctx: agent, version=__version__)
+        session = f"stdio:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        server = build_server(home.engine, lambda ctx: agent, version=__version__, session=session)
 
         async def run() -> None:
             async with stdio_server() as (read, write):

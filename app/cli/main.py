@@ -50,12 +50,14 @@ def cli(ctx: click.Context, home: str | None, as_json: bool) -> None:
 def register() -> None:
     from . import (
         agent_cmds,
+        bench_cmds,
         home_cmds,
         host_cmds,
         import_cmds,
         memory_cmds,
         recall_cmds,
         tape_cmds,
+        vault_cmds,
     )
 
     for module in (
@@ -64,6 +66,8 @@ def register() -> None:
         tape_cmds,
         memory_cmds,
         recall_cmds,
+        vault_cmds,
+        bench_cmds,
         host_cmds,
         import_cmds,
     ):
@@ -75,3 +79,7 @@ register()
 
 def main() -> None:
     cli(prog_name="tapemind")
+
+
+if __name__ == "__main__":
+    main()

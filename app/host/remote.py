@@ -25,7 +25,7 @@ from ..errors import HomeError, TapemindError
 from .codec import from_json, method_hints, to_json
 
 # Methods a host never runs for another process (they concern the host's own Engine object).
-_LOCAL_ONLY = frozenset({"open", "close"})
+_LOCAL_ONLY = frozenset({"open", "close", "use_passphrase_prompt"})
 # Generous: `request_secret` may wait minutes for the owner's answer.
 READ_TIMEOUT_S = 900.0
 
@@ -120,6 +120,10 @@ class RemoteEngine:
 
     def import_(self, path: Path) -> dict[str, int]:
         return dict(self.call("import_", Path(path).resolve()))
+
+    def use_passphrase_prompt(self, provider: Any) -> None:
+        """No-op: the host unlocks its own vault (its keyring, its passphrase
+        source); a prompt in this process cannot travel to it."""
 
     @property
     def events(self) -> Any:

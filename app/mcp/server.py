@@ -77,7 +77,11 @@ def error_result(message: str) -> types.CallToolResult:
 
 
 def run_tool(
-    engine: Any, agent: str, name: str, arguments: dict[str, Any] | None
+    engine: Any,
+    agent: str,
+    name: str,
+    arguments: dict[str, Any] | None,
+    session: str | None = None,
 ) -> types.CallToolResult:
     """Validate and run one tool call synchronously (on a worker thread)."""
     module = TOOLS.get(name)
@@ -90,7 +94,8 @@ def run_tool(
     except ValidationError as exc:
         return error_result(describe_validation(name, exc))
     try:
-        result = to_json(module.run(engine, agent, args))
+        extra = {"session": session} if getattr(module, "WANTS_SESSION", False) else {}
+        result = to_json(module.run(engine, agent, args, **extra))
     except TapemindError as exc:
         return error_result(f"{exc.message} [{exc.code}]")
     except Exception:
@@ -107,8 +112,24 @@ def run_tool(
     )
 
 
-def build_server(engine: EngineSource, identify: Identify, *, version: str = "") -> Server[Any]:
-    """A low-level MCP server whose tools act for the agent `identify` names."""
+def build_server(
+    engine: EngineSource,
+    identify: Identify,
+    *,
+    version: str = "",
+    session: str | None = None,
+) -> Server[Any]:
+    """A low-level MCP server whose tools act for the agent `identify` names.
+
+    `session` names the connection for "allow for this session" secret grants
+    (a stdio server passes one per process); over HTTP the MCP session id is used.
+    """
+
+    def session_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
+        headers = getattr(ctx.request, "headers", None)
+        sid = headers.get("mcp-session-id") if headers is not None else None
+        return f"mcp:{sid}" if sid else session
+
     tools = tool_list()
     schemas = {t.name: t.input_schema for t in tools}
 
@@ -132,7 +153,7 @@ def build_server(engine: EngineSource, identify: Identify, *, version: str = "")
                 current = engine()
             except TapemindError as exc:
                 return error_result(exc.message)
-            return run_tool(current, agent, params.name, params.arguments)
+            return run_tool(current, agent, params.name, params.arguments, session_of(ctx))
 
         return await anyio.to_thread.run_sync(call)
 

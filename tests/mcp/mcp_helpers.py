@@ -25,6 +25,9 @@ def env() -> dict[str, str]:
     e = dict(os.environ)
     e["PYTHONPATH"] = str(ROOT)
     e.pop("TAPEMIND_HOME", None)
+    # Child processes never touch a real keychain: the vault key is under a passphrase.
+    e["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    e["TAPEMIND_VAULT_PASSPHRASE"] = "correct horse battery staple 马"
     return e
 
 
@@ -39,9 +42,16 @@ def tapemind_argv(home: Path, *args: str) -> list[str]:
     ]
 
 
-def cli(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def cli(
+    home: Path, *args: str, check: bool = True, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
-        tapemind_argv(home, *args), capture_output=True, text=True, env=env(), timeout=120
+        tapemind_argv(home, *args),
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=120,
+        input=stdin,
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"tapemind {' '.join(args)} failed: {proc.stderr}")

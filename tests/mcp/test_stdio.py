@@ -7,9 +7,8 @@ from pathlib import Path
 
 import anyio
 
-from app import Engine
-
 from .mcp_helpers import (
+    cli,
     cli_json,
     counts,
     data,
@@ -52,6 +51,8 @@ TOOLS = {
 
 def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents: Path) -> None:
     home = two_agents
+    cli(home, "vault", "set", "GITHUB_TOKEN", stdin="ghp_示例value\n")
+    cli(home, "vault", "mode", "GITHUB_TOKEN", "auto")
 
     async def session() -> None:
         async with stdio_client(home, "A") as client:
@@ -123,13 +124,17 @@ def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents:
             used = data(await client.call_tool("used", {"turn": "u2", "memory_ids": [memory_id]}))
             assert used["recorded"] == [memory_id]
 
-            secret = await client.call_tool(
-                "request_secret", {"name": "GITHUB_TOKEN", "reason": "push the release branch"}
+            # Secrets: granted at once in auto mode, the value reaches this agent only.
+            secret = data(
+                await client.call_tool(
+                    "request_secret", {"name": "GITHUB_TOKEN", "reason": "push the release branch"}
+                )
             )
-            if not hasattr(Engine, "request_secret"):
-                assert "not available in this version" in error_text(secret)
-            else:
-                assert "failed inside Tapemind" not in secret.content[0].text
+            assert secret["status"] == "allowed" and secret["value"] == "ghp_示例value"
+            missing = error_text(
+                await client.call_tool("request_secret", {"name": "NOPE", "reason": "just looking"})
+            )
+            assert "NOPE" in missing and "ghp_" not in missing
 
             # A tool's text content is the same JSON as its structured content.
             raw = await client.call_tool("tape", {"limit": 1})

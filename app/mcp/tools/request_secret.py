@@ -16,6 +16,7 @@ DESCRIPTION = (
     "in a memory, and never repeat it back."
 )
 READ_ONLY = False
+WANTS_SESSION = True  # a grant "for this session" is bound to the caller's connection
 
 
 class Args(ToolArgs):
@@ -37,7 +38,12 @@ class Args(ToolArgs):
     ] = None
 
 
-def run(engine: Any, agent: str, args: Args) -> Any:
+def run(engine: Any, agent: str, args: Args, *, session: str | None = None) -> Any:
     method = engine_method(engine, "request_secret", NAME)
-    result = method(agent, args.name, args.reason, **given(wait_seconds=args.wait_seconds))
+    result = method(
+        agent,
+        args.name,
+        args.reason,
+        **given(wait_seconds=args.wait_seconds, session=session),
+    )
     return result
