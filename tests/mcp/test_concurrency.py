@@ -16,7 +16,7 @@ from app import Engine
 from .mcp_helpers import ROOT, cli, counts, env, integrity, start_serve, stop
 
 AGENTS = [f"agent{i}" for i in range(8)]
-TURNS = 5
+TURNS = 3
 CLI_APPENDS = 4
 
 
