@@ -174,6 +174,10 @@ ZH: dict[str, str] = {
     "Add an agent to give it a tape and memories.": "添加一个智能体，为它建立磁带和记忆。",
     "Added {when} · {entries} tape entries in {threads} threads · {memories} memories": "添加于 {when} · {threads} 个线程中 {entries} 条磁带记录 · {memories} 条记忆",
     "{n} memories": "{n} 条记忆",
+    "Copy MCP configuration…": "复制 MCP 配置…",
+    "MCP configuration for {agent}": "{agent} 的 MCP 配置",
+    "It contains the agent's token: paste it only into that agent's client.": "其中包含该智能体的令牌：只粘贴到该智能体的客户端中。",
+    "Copy": "复制",
     # conflicts
     "conflict review": "冲突审查",
     "No open conflicts": "没有未解决的冲突",

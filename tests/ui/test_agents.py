@@ -49,3 +49,23 @@ def test_settings_are_saved_to_the_engine(session, qtbot, open_page) -> None:
         "review",
     )
     assert page.half_life.value() == 12.5
+
+
+def test_copy_mcp_configuration_with_the_agents_token(session, qtbot, open_page) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from ui.mcp_config import McpConfigDialog
+
+    page = open_page("agents")
+    if not session.ctx.has("agent_token"):
+        assert not page.mcp_button.isVisible()
+        return
+    qtbot.mouseClick(page.mcp_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: isinstance(page.dialog, McpConfigDialog), timeout=10000)
+    dialog = page.dialog
+    token = session.engine.agent_token(page.selected).token
+    texts = [s.text for s in dialog.snippets]
+    assert any(token in t for t in texts)
+    dialog.client.setCurrentIndex(0)
+    qtbot.mouseClick(dialog.copy, Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == dialog.snippets[0].text

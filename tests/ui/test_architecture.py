@@ -7,7 +7,9 @@ from pathlib import Path
 
 import ui
 
-PUBLIC = {"app", "app.models", "app.errors"}
+# The package, its values and errors; plus the client snippets the CLI prints
+# (a pure function of agent, token and URL).
+PUBLIC = {"app", "app.models", "app.errors", "app.mcp.snippets"}
 
 
 def _imports(path: Path) -> set[str]:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..i18n import tr
+from ..mcp_config import McpConfigDialog, load_snippets
 from ..widgets import fmt_time, section_label, title_label
 from .base import Page
 
@@ -65,7 +66,7 @@ class AgentsPage(Page):
         super().__init__(ctx, parent)
         self.rows: list[tuple[Any, dict[str, Any]]] = []
         self.selected: str | None = None
-        self.dialog: AddAgentDialog | None = None
+        self.dialog: Any = None
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
         head = QHBoxLayout()
@@ -128,6 +129,10 @@ class AgentsPage(Page):
         buttons = QHBoxLayout()
         self.save_button = QPushButton(tr("Save settings"))
         self.save_button.clicked.connect(self.save)
+        self.mcp_button = QPushButton(tr("Copy MCP configuration…"))
+        self.mcp_button.clicked.connect(self.show_mcp)
+        self.mcp_button.setVisible(ctx.has("agent_token"))
+        buttons.addWidget(self.mcp_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         form_lay.addLayout(buttons)
@@ -204,6 +209,17 @@ class AgentsPage(Page):
             recall_budget=self.budget.value(),
             permission_mode=self.mode.currentData(),
         )
+
+    def show_mcp(self) -> None:
+        if self.selected is None:
+            return
+        self.ctx.runner.read(
+            load_snippets, self.ctx.engine, self.selected, on_result=self._snippets_loaded
+        )
+
+    def _snippets_loaded(self, snippets: list[Any]) -> None:
+        self.dialog = McpConfigDialog(self.selected or "", snippets, self)
+        self.dialog.open()
 
     def ask_add(self) -> None:
         self.dialog = AddAgentDialog(self)

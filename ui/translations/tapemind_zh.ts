@@ -188,6 +188,14 @@
         <translation>冲突</translation>
     </message>
     <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy MCP configuration…</source>
+        <translation>复制 MCP 配置…</translation>
+    </message>
+    <message>
         <source>Created</source>
         <translation>创建时间</translation>
     </message>
@@ -280,6 +288,10 @@
         <translation>重要性</translation>
     </message>
     <message>
+        <source>It contains the agent's token: paste it only into that agent's client.</source>
+        <translation>其中包含该智能体的令牌：只粘贴到该智能体的客户端中。</translation>
+    </message>
+    <message>
         <source>Its text is removed everywhere. A fingerprint stays so that it is not learned again. This cannot be undone.</source>
         <translation>它的内容将被彻底删除，仅保留指纹以免再次学习。此操作无法撤销。</translation>
     </message>
@@ -314,6 +326,10 @@
     <message>
         <source>Light</source>
         <translation>浅色</translation>
+    </message>
+    <message>
+        <source>MCP configuration for {agent}</source>
+        <translation>{agent} 的 MCP 配置</translation>
     </message>
     <message>
         <source>Memories</source>
