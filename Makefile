@@ -15,12 +15,23 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## Seed a demo home (once) and open the product on it.
+## Seed a demo home (once) and open the desktop app on it. Without a screen, print the
+## demo home's state and save a screenshot of the dashboard instead.
+## The demo vault uses this passphrase where no OS keyring exists (demo only!).
+DEMO_PASSPHRASE ?= tapemind-demo
 run: setup
-	@test -f $(DEMO_HOME)/tapemind.db || $(BIN)/tapemind --home $(DEMO_HOME) demo
-	$(BIN)/tapemind --home $(DEMO_HOME) agent list
-	$(BIN)/tapemind --home $(DEMO_HOME) memory list --agent claude-code --limit 10
-	$(BIN)/tapemind --home $(DEMO_HOME) memory list --agent deepchat --limit 10
+	@export TAPEMIND_VAULT_PASSPHRASE=$(DEMO_PASSPHRASE); \
+	test -f $(DEMO_HOME)/tapemind.db || $(BIN)/tapemind --home $(DEMO_HOME) demo; \
+	if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(BIN)/tapemind-desktop --home $(DEMO_HOME); \
+	else \
+		echo "No screen here: the demo home's state, and a picture of the app."; \
+		$(BIN)/tapemind --home $(DEMO_HOME) agent list; \
+		$(BIN)/tapemind --home $(DEMO_HOME) health; \
+		QT_QPA_PLATFORM=offscreen $(BIN)/tapemind-desktop --home $(DEMO_HOME) \
+			--screenshot $(DEMO_HOME)/dashboard.png && \
+		echo "Saved $(DEMO_HOME)/dashboard.png (open it, or run make run on a desktop)."; \
+	fi
 
 ## Run every test (Qt offscreen); the real-keyring tests run in CI under dbus.
 test: setup
