@@ -15,6 +15,7 @@ from app import Engine, HomeError
 from app.clock import ManualClock
 from app.db import migrations
 from app.db import schema as _schema  # noqa: F401  (registers the tables)
+from app.db.store import Store
 
 
 def _applied(home: Path) -> list[int]:
@@ -29,16 +30,31 @@ def _digest(path: Path) -> str:
 def test_a_home_of_an_older_version_upgrades(
     home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The old version: only migration 1, and rows written the way it wrote them.
     only_first = {1: migrations.MIGRATIONS[1]}
-    monkeypatch.setattr(migrations, "MIGRATIONS", only_first)
     monkeypatch.setattr("app.db.store.MIGRATIONS", only_first)
-    with Engine.open(home, create=True, clock=clock) as old:
-        old.add_agent("cc")
-        entry = old.append("cc", [{"thread": "t", "role": "user", "text": "旧版本的记录"}]).ids
-        old.remember("cc", "Made by the old version", "lesson", sources=entry)
-        assert old.schema_version == 1
-    assert _applied(home) == [1]
+    home.mkdir(parents=True)
+    store = Store.open_sqlite(home / "tapemind.db")
+    store.upgrade("2026-01-01T00:00:00.000000Z")
+    store.close()
     monkeypatch.undo()
+    with sqlite3.connect(home / "tapemind.db") as db:
+        db.execute(
+            "INSERT INTO agents (id, name, created_at, settings, next_seq) "
+            "VALUES (1, 'cc', '2026-01-01T00:00:00.000000Z', '{}', 2)"
+        )
+        db.execute(
+            "INSERT INTO tape_entries (id, agent_id, seq, thread, kind, role, content, "
+            "content_hash, created_at) VALUES (1, 1, 1, 't', 'message', 'user', '旧版本的记录', "
+            "'h', '2026-01-01T00:00:00.000000Z')"
+        )
+        db.execute(
+            "INSERT INTO memories (id, agent_id, category, text, content_hash, importance, "
+            "confidence, status, version, created_at, updated_at) VALUES (1, 1, 'lesson', "
+            "'Made by the old version', 'h2', 0.5, 0.8, 'active', 1, "
+            "'2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')"
+        )
+    assert _applied(home) == [1]
 
     ran: list[int] = []
 
