@@ -50,3 +50,16 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) build dist
+
+## Build dist/tapemind/ (the `tapemind` CLI and `tapemind-desktop`, one PyInstaller folder)
+## and run the bundle's smoke test on a temporary home. See packaging/README.md.
+PKG_STAMP := $(VENV)/.installed-package
+
+$(PKG_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[package]'
+	touch $(PKG_STAMP)
+
+package: $(PKG_STAMP)
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist \
+		--workpath build/pyinstaller packaging/tapemind.spec
+	bash packaging/smoke_test.sh dist/tapemind
