@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 PAGE_CHOICES = ("dashboard", "memories", "conflicts", "archive", "tape", "vault", "agents")
 
@@ -78,8 +79,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     theme.apply_fonts(app, lang)
     app.setProperty("tapemind_theme", args.theme)
     theme.apply_theme(app, args.theme)
+    host = None
     try:
-        engine = Engine.open(args.home, create=args.screenshot is None)
+        if args.screenshot is not None:
+            engine = Engine.open(args.home)
+        else:
+            # The app is the home's host: it owns the home, serves MCP to agents and
+            # runs the background jobs (indexer, maintenance, snapshots).
+            engine, host = open_as_host(args.home)
     except TapemindError as exc:
         if args.screenshot is not None:
             print(f"tapemind-desktop: {exc}", file=sys.stderr)
@@ -97,7 +104,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         session.window.show()
         return app.exec()
     finally:
+        if host is not None:
+            host.stop()  # jobs and MCP end before the engine closes
         session.close()
+
+
+def open_as_host(home: str | None) -> tuple[Any, Any]:
+    """Create the home if needed, own it, and start the host (MCP over HTTP + jobs)."""
+    from app import Engine
+    from app.home import db_path, resolve
+    from app.host.background import register_default_jobs
+    from app.host.connect import own_home
+    from app.host.server import Host
+
+    path = resolve(home)
+    if not db_path(path).exists():
+        Engine.open(path, create=True).close()
+    engine, lock = own_home(path, role="desktop")
+    try:
+        host = Host(engine, lock)
+        register_default_jobs(host)
+        host.start()
+    except BaseException:
+        lock.release()
+        engine.close()
+        raise
+    return engine, host
 
 
 if __name__ == "__main__":
