@@ -52,6 +52,8 @@ def register() -> None:
         agent_cmds,
         bench_cmds,
         home_cmds,
+        host_cmds,
+        import_cmds,
         memory_cmds,
         recall_cmds,
         tape_cmds,
@@ -66,6 +68,8 @@ def register() -> None:
         recall_cmds,
         vault_cmds,
         bench_cmds,
+        host_cmds,
+        import_cmds,
     ):
         module.register(cli)
     # issue 4
