@@ -160,3 +160,15 @@ class RecallItemRow(SQLModel, table=True):
     included: int
     reason: str  # included | over_budget | below_relevance | archived
     score: float
+
+
+class IndexRowRow(SQLModel, table=True):
+    """One vector the index holds (derived data, never exported): see app.index."""
+
+    __tablename__ = "index_rows"
+    model: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)  # memory | tape
+    item_id: int = Field(primary_key=True)
+    agent_id: int
+    content_hash: str
+    indexed_at: str
