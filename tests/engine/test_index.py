@@ -208,3 +208,13 @@ def test_bad_input(eng: Engine) -> None:
         eng.rebuild_index("word2vec")
     eng.add_agent("empty")
     assert eng.search("empty", "anything", mode="semantic").hits == ()
+
+
+def test_context_counts_a_memory_once_when_weak_but_in_another_route(eng: Engine) -> None:
+    # Regression: a weak semantic neighbour that the core route included was also listed
+    # as dropped "below_relevance", and storing the recall record failed.
+    _seed(eng)
+    eng.run_indexer()
+    block = eng.context("a", query="zebra crossing")
+    included = set(block.included_ids)
+    assert included and not included & {d.memory_id for d in block.dropped}
