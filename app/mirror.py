@@ -78,7 +78,8 @@ def render_memory(row: dict[str, Any], sources: list[int], parents: list[dict[st
         _front("created", row["created_at"]),
         _front("updated", row["updated_at"]),
     ]
-    return "---\n" + "\n".join(head) + "\n---\n" + row["text"].rstrip("\n") + "\n"
+    body = str(row["text"]).rstrip("\n")
+    return "---\n" + "\n".join(head) + "\n---\n" + body + "\n"
 
 
 def _write(path: Path, content: str) -> None:
@@ -153,7 +154,9 @@ def sync_store(store: Store, agent: str, directory: Path) -> MirrorReport:
         conn = s.connection()
         found = conn.execute(text("SELECT id FROM agents WHERE name = :n"), {"n": agent}).first()
         if found is None:
-            raise NotFound(f"No agent named {agent!r} in this home; list them with `tapemind agent list`.")
+            raise NotFound(
+                f"No agent named {agent!r} in this home; list them with `tapemind agent list`."
+            )
         a = int(found[0])
         memories = _rows(
             conn,
@@ -196,7 +199,9 @@ def sync_store(store: Store, agent: str, directory: Path) -> MirrorReport:
         for row in memories:
             rel = f"memories/m{row['id']}.md"
             keep_m.add(rel)
-            sync.put(rel, render_memory(row, sources.get(row["id"], []), parents.get(row["id"], [])))
+            sync.put(
+                rel, render_memory(row, sources.get(row["id"], []), parents.get(row["id"], []))
+            )
         known = sync.state.get("threads", {})
         keep_t: set[str] = set()
         for thread, signature in signatures.items():

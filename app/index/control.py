@@ -57,7 +57,10 @@ def status(rt: Runtime) -> IndexStatus:
         if target:
             name = svc.make(target).name
             progress = RebuildProgress(
-                model=name, spec=target, done=rows.indexed_counts(s, name), total=rows.live_counts(s)
+                model=name,
+                spec=target,
+                done=rows.indexed_counts(s, name),
+                total=rows.live_counts(s),
             )
     dim = dims.get(active.name)
     if dim is None and isinstance(getattr(type(active), "dim", None), int):

@@ -115,7 +115,7 @@ class _Run:
                     for a in range(0, len(batch), EMBED_BATCH)
                 ]
                 index.upsert(
-                    kind,  # type: ignore[arg-type]
+                    kind,
                     [i.id for i in batch],
                     np.vstack(parts),
                     [i.agent_id for i in batch],
@@ -128,7 +128,7 @@ class _Run:
             for kind in ("memory", "tape"):
                 ids = [i for k, i in gone if k == kind]
                 if ids:
-                    index.delete(kind, ids)  # type: ignore[arg-type]
+                    index.delete(kind, ids)
         self.deleted += len(gone)
 
     # -- reconcile --------------------------------------------------------------------
@@ -146,7 +146,7 @@ class _Run:
         for model in self.models:
             index = self.svc.index(model)
             for kind in ("memory", "tape"):
-                held = index.ids(kind)  # type: ignore[arg-type]
+                held = index.ids(kind)
                 with self.rt.read() as s:
                     ledger = rows.ledger_ids(s, model.name, kind)
                     extra = sorted(held - ledger)
@@ -158,7 +158,7 @@ class _Run:
                     if i in items and items[i].live
                 ]  # fmt: skip
                 if dead:
-                    index.delete(kind, [i for _, i in dead])  # type: ignore[arg-type]
+                    index.delete(kind, [i for _, i in dead])
                     self.deleted += len(dead)
                 with self.rt.write() as s:
                     if lost:
@@ -324,9 +324,7 @@ def run_indexer_once(
         )
         if done or run.deleted or run.requeued or mode:
             with rt.write() as s:
-                rows.set_json(
-                    s, rows.META_LAST_RUN, {"at": rt.now_iso(), **stats.__dict__}
-                )
+                rows.set_json(s, rows.META_LAST_RUN, {"at": rt.now_iso(), **stats.__dict__})
     return stats
 
 

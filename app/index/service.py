@@ -268,7 +268,7 @@ class RetrievalService:
             index = self.index(embedder)
             k = min(max(3 * n, 30), MAX_K)
             while True:
-                raw = index.query(kind, arow.id, vector, k)  # type: ignore[arg-type]
+                raw = index.query(kind, arow.id, vector, k)
                 kept = self._filter(s, arow, kind, raw, f)
                 if len(kept) >= n or len(raw) < k or k >= MAX_K:
                     return kept[:n]

@@ -56,6 +56,8 @@ def test_index_commands_and_mirror(tmp_path: Path) -> None:
     code, out, _ = _run("mirror", "--agent", "cc", str(mirror))
     assert code == 0 and "written" in out
     assert len(list((mirror / "memories").glob("m*.md"))) == 1
-    assert any("杭州机房" in p.read_text(encoding="utf-8") for p in (mirror / "tape").glob("*.jsonl"))
+    assert any(
+        "杭州机房" in p.read_text(encoding="utf-8") for p in (mirror / "tape").glob("*.jsonl")
+    )
     code, out, _ = _run("mirror", "--agent", "cc", str(mirror), "--json")
     assert code == 0 and json.loads(out)["written"] == 0

@@ -30,9 +30,19 @@ def _seed(engine: Engine, agent: str = "a") -> dict[str, int]:
     tape = engine.append(
         agent,
         [
-            {"thread": "t1", "kind": "message", "role": "user", "text": "我们的数据库以后都用 PostgreSQL"},
+            {
+                "thread": "t1",
+                "kind": "message",
+                "role": "user",
+                "text": "我们的数据库以后都用 PostgreSQL",
+            },
             {"thread": "t1", "kind": "tool_call", "role": "assistant", "text": "ls -la"},
-            {"thread": "t2", "kind": "message", "role": "user", "text": "Deploy the service on Friday"},
+            {
+                "thread": "t2",
+                "kind": "message",
+                "role": "user",
+                "text": "Deploy the service on Friday",
+            },
         ],
     ).ids
     m1 = engine.remember(agent, "The user prefers dark mode in every editor", "preference")
@@ -81,9 +91,7 @@ def test_forget_and_erase_remove_vectors(eng: Engine) -> None:
     eng.run_indexer()
     eng.forget(ids["dark"])
     # Filtered in SQLite at once, even before the indexer deletes the vector.
-    assert ids["dark"] not in [
-        i for i, _ in _semantic(eng, "memory", "dark mode editor")
-    ]
+    assert ids["dark"] not in [i for i, _ in _semantic(eng, "memory", "dark mode editor")]
     eng.erase_entry(ids["tape_db"])
     stats = eng.run_indexer()
     assert stats.deleted == 2

@@ -22,7 +22,12 @@ def _fill(home: Path, clock: ManualClock, n: int) -> None:
         eng.append(
             "a",
             [
-                {"thread": f"线程{i % 3}", "kind": "message", "role": "user", "text": f"消息 {i} about topic {i}"}
+                {
+                    "thread": f"线程{i % 3}",
+                    "kind": "message",
+                    "role": "user",
+                    "text": f"消息 {i} about topic {i}",
+                }
                 for i in range(n)
             ],
         )
@@ -48,7 +53,10 @@ def _assert_consistent(home: Path, clock: ManualClock) -> None:
             assert held == live_ids(eng, kind)  # each live row exactly once, nothing else
         st = eng.index_status()
         assert st.unembedded_total == 0
-        assert st.indexed == {"memory": len(live_ids(eng, "memory")), "tape": len(live_ids(eng, "tape"))}
+        assert st.indexed == {
+            "memory": len(live_ids(eng, "memory")),
+            "tape": len(live_ids(eng, "tape")),
+        }
 
 
 def test_kill_between_upsert_and_bookkeeping(home: Path, clock: ManualClock) -> None:
@@ -63,7 +71,8 @@ def test_kill_between_upsert_and_bookkeeping(home: Path, clock: ManualClock) -> 
         # meanwhile: its queue row goes, its vector would be an orphan.
         queued = sorted(
             r[1] for r in eng._runtime.store.engine.connect().exec_driver_sql(
-                "SELECT kind, item_id FROM embed_queue WHERE kind = 'memory' ORDER BY enqueued_at, item_id"
+                "SELECT kind, item_id FROM embed_queue WHERE kind = 'memory' "
+                "ORDER BY enqueued_at, item_id"
             )
         )  # fmt: skip
         if queued:

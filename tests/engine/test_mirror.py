@@ -24,7 +24,12 @@ def test_mirror_files_and_sync(engine: Engine, tmp_path: Path) -> None:
     ids = engine.append(
         "cc",
         [
-            {"thread": "项目/讨论 1", "kind": "message", "role": "user", "text": "数据库用 PostgreSQL"},
+            {
+                "thread": "项目/讨论 1",
+                "kind": "message",
+                "role": "user",
+                "text": "数据库用 PostgreSQL",
+            },
             {"thread": "项目/讨论 1", "kind": "message", "role": "assistant", "text": "好的"},
             {"thread": "t2", "kind": "message", "role": "user", "text": "Deploy on Friday"},
         ],
@@ -32,7 +37,11 @@ def test_mirror_files_and_sync(engine: Engine, tmp_path: Path) -> None:
     first = engine.remember("cc", "项目的数据库是 PostgreSQL", "project_fact", sources=[ids[0]])
     assert first.memory
     second = engine.remember(
-        "cc", "Deploys happen on Fridays", "project_fact", sources=[ids[2]], parents=[first.memory.id]
+        "cc",
+        "Deploys happen on Fridays",
+        "project_fact",
+        sources=[ids[2]],
+        parents=[first.memory.id],
     )
     assert second.memory
     out = tmp_path / "mirror"
@@ -72,7 +81,9 @@ def test_mirror_files_and_sync(engine: Engine, tmp_path: Path) -> None:
     erased = json.loads(tape.read_text(encoding="utf-8").splitlines()[0])
     assert erased["erased"] is True and erased["text"] == ""
     assert "PostgreSQL 16" not in "".join(
-        p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file() and p.name != STATE_FILE
+        p.read_text(encoding="utf-8")
+        for p in out.rglob("*")
+        if p.is_file() and p.name != STATE_FILE
     )
 
 
