@@ -48,9 +48,27 @@ def cli(ctx: click.Context, home: str | None, as_json: bool) -> None:
 
 
 def register() -> None:
-    from . import agent_cmds, home_cmds, index_cmds, memory_cmds, recall_cmds, tape_cmds
+    from . import (
+        agent_cmds,
+        bench_cmds,
+        home_cmds,
+        index_cmds,
+        memory_cmds,
+        recall_cmds,
+        tape_cmds,
+        vault_cmds,
+    )
 
-    for module in (home_cmds, agent_cmds, tape_cmds, memory_cmds, recall_cmds, index_cmds):
+    for module in (
+        home_cmds,
+        agent_cmds,
+        tape_cmds,
+        memory_cmds,
+        recall_cmds,
+        vault_cmds,
+        bench_cmds,
+        index_cmds,
+    ):
         module.register(cli)
 
 
@@ -59,3 +77,7 @@ register()
 
 def main() -> None:
     cli(prog_name="tapemind")
+
+
+if __name__ == "__main__":
+    main()
