@@ -187,7 +187,9 @@ class _Run:
         self.svc.dirty_tape.difference_update(ids)
         with self.rt.read() as s:
             items = rows.load_items(s, "tape", ids)
-        gone = [("tape", i) for i in ids if i not in items or not items[i].live]
+            held = rows.indexed_among(s, "tape", ids)
+        # Only rows that have a vector: an erased tool call or event never had one.
+        gone = [("tape", i) for i in ids if i in held and (i not in items or not items[i].live)]
         if gone:
             self.delete(gone)
             with self.rt.write() as s:

@@ -266,6 +266,15 @@ def has_live(s: Session, kind: str, agent_id: int) -> bool:
     return _exec(s, sql, {"a": agent_id}).first() is not None
 
 
+def indexed_among(s: Session, kind: str, ids: Sequence[int]) -> set[int]:
+    """Which of `ids` have a vector of any model."""
+    if not ids:
+        return set()
+    marks = ", ".join(str(int(i)) for i in ids)
+    sql = f"SELECT DISTINCT item_id FROM index_rows WHERE kind = :k AND item_id IN ({marks})"
+    return {int(r[0]) for r in _exec(s, sql, {"k": kind})}
+
+
 def ledger_models(s: Session) -> list[str]:
     return [str(r[0]) for r in _exec(s, "SELECT DISTINCT model FROM index_rows")]
 
