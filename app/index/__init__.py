@@ -6,7 +6,7 @@
 """
 
 from .control import IndexStatus, RebuildProgress, rebuild, status
-from .indexer import IndexerStats, indexer_job, run_indexer_once
+from .indexer import IndexerStats, indexer_job, indexer_loop, run_indexer_once
 from .service import IndexNotReady, RetrievalService, attach
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "RetrievalService",
     "attach",
     "indexer_job",
+    "indexer_loop",
     "rebuild",
     "run_indexer_once",
     "status",

@@ -21,6 +21,8 @@ A run:
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +36,8 @@ from ..runtime import Runtime
 from . import rows
 from .rows import Item
 from .service import RetrievalService
+
+log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64
 CHUNK = 256
@@ -345,3 +349,39 @@ def age_seconds(rt: Runtime, oldest: str | None) -> float | None:
     if oldest is None:
         return None
     return max(0.0, (rt.clock.now() - from_iso(oldest)).total_seconds())
+
+
+# Events after which there is something new to embed: wake the loop at once.
+_WAKE_EVENTS = ("tape_did_append", "memory_did_add", "memory_did_edit")
+
+
+def indexer_loop(
+    engine: Any,
+    stop: threading.Event,
+    *,
+    interval_s: float = 2.0,
+    max_rows: int = 2048,
+) -> None:
+    """Run the indexer until `stop` is set: a background thread's target for a host
+    without a job registry (`threading.Thread(target=indexer_loop, args=(engine, stop))`).
+
+    Wakes at once when rows are appended or remembered, else every `interval_s`; keeps
+    going without pause while a backlog remains. A failing run is logged and retried at
+    the next interval; it never ends the loop."""
+    rt = _runtime(engine)
+    wake = threading.Event()
+    unsubscribe = [rt.bus.subscribe(lambda _e: wake.set(), name) for name in _WAKE_EVENTS]
+    try:
+        while not stop.is_set():
+            wake.clear()
+            try:
+                stats = run_indexer_once(rt, max_rows)
+                busy = stats.remaining > 0
+            except Exception:
+                log.exception("indexer run failed")
+                busy = False
+            if not busy:
+                wake.wait(interval_s)
+    finally:
+        for undo in unsubscribe:
+            undo()

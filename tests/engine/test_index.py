@@ -226,3 +226,34 @@ def test_context_counts_a_memory_once_when_weak_but_in_another_route(eng: Engine
     block = eng.context("a", query="zebra crossing")
     included = set(block.included_ids)
     assert included and not included & {d.memory_id for d in block.dropped}
+
+
+def test_background_loop_embeds_new_rows_until_stopped(eng: Engine) -> None:
+    import threading
+
+    from app.index import indexer_job, indexer_loop
+
+    _seed(eng)
+    stop = threading.Event()
+    worker = threading.Thread(target=indexer_loop, args=(eng, stop), kwargs={"interval_s": 0.05})
+    worker.start()
+    try:
+        waited = 0
+        while unembedded(eng) and waited < 600:
+            stop.wait(0.05)
+            waited += 1
+        assert unembedded(eng) == 0
+        eng.remember("a", "The build server is called 小黑", "project_fact")
+        waited = 0
+        while unembedded(eng) and waited < 600:
+            stop.wait(0.05)
+            waited += 1
+        assert unembedded(eng) == 0
+    finally:
+        stop.set()
+        worker.join(30)
+    assert not worker.is_alive()
+    assert eng.search("a", "小黑", mode="semantic").hits
+    name, interval, job = indexer_job()
+    assert name == "indexer" and interval > 0
+    assert job(eng).remaining == 0  # what the host's job thread calls
