@@ -147,6 +147,7 @@ class _Run:
                 self.svc.forget_model(name)
                 with self.rt.write() as s:
                     rows.drop_ledger(s, name)
+        self.svc.prune_segment_dirs()
         for model in self.models:
             index = self.svc.index(model)
             for kind in ("memory", "tape"):

@@ -186,6 +186,30 @@ class RetrievalService:
                     dropped += 1
             return dropped
 
+    def prune_segment_dirs(self) -> int:
+        """Remove vector-segment directories chromadb no longer knows (it leaves a deleted
+        collection's HNSW files on disk when another process had created them), so an old
+        model's vectors do not linger. Returns how many directories were removed."""
+        import re
+        import shutil
+        import sqlite3
+
+        db = self.path / "chroma.sqlite3"
+        if not db.exists():
+            return 0
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            known = {str(r[0]) for r in conn.execute("SELECT id FROM segments")}
+        finally:
+            conn.close()
+        uuid = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        removed = 0
+        for child in self.path.iterdir():
+            if child.is_dir() and uuid.match(child.name) and child.name not in known:
+                shutil.rmtree(child, ignore_errors=True)
+                removed += 1
+        return removed
+
     def index_models(self) -> dict[str, int]:
         """Models with collections in the index directory, with their dimension."""
         found: dict[str, int] = {}

@@ -257,3 +257,22 @@ def test_background_loop_embeds_new_rows_until_stopped(eng: Engine) -> None:
     name, interval, job = indexer_job()
     assert name == "indexer" and interval > 0
     assert job(eng).remaining == 0  # what the host's job thread calls
+
+
+def test_old_model_files_are_gone_after_a_switch(home: Path, clock) -> None:  # type: ignore[no-untyped-def]
+    small = HashingEmbedder(dim=32)
+    with Engine.open(home, create=True, clock=clock) as eng:
+        svc = eng._runtime.services["retrieval"]
+        svc.register_embedder("h64", EMB)
+        svc.register_embedder("h32", small)
+        with eng._runtime.write() as s:
+            rows.set_meta(s, rows.META_EMBEDDER, "h64")
+        _seed(eng)
+        eng.run_indexer()
+        eng.rebuild_index("h32")
+        assert eng.run_indexer().switched_to == small.name
+    with Engine.open(home, clock=clock) as eng:
+        eng._runtime.services["retrieval"].register_embedder("h32", small)
+        assert eng.run_indexer().reconciled == "deep"
+    segment_dirs = [p for p in (home / "index").iterdir() if p.is_dir()]
+    assert len(segment_dirs) <= 2  # one per collection of the new model (memory, tape)
