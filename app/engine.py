@@ -475,7 +475,19 @@ class Engine:
         openai:MODEL@URL) or the current model; the indexer does it in the background."""
         return _index.rebuild(self._rt, model)
 
+    # -- MCP access tokens and the host (branch mcp) ----------------------------
+
+    def agent_token(self, name: str, *, rotate: bool = False) -> AgentToken:
+        """The agent's MCP bearer token (issued on first use; a new one with `rotate`)."""
+        return _access_tokens.get_or_issue(self._rt, name, rotate=rotate)
+
+    def agent_for_token(self, token: str) -> str | None:
+        """The agent a bearer token belongs to, or None for a wrong or rotated token."""
+        return _access_tokens.agent_for_token(self._rt, token)
+
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
+from . import access_tokens as _access_tokens  # noqa: E402
 from . import index as _index  # noqa: E402
+from .access_tokens import AgentToken  # noqa: E402
 from .errors import InvalidInput  # noqa: E402

@@ -52,6 +52,8 @@ def register() -> None:
         agent_cmds,
         bench_cmds,
         home_cmds,
+        host_cmds,
+        import_cmds,
         index_cmds,
         memory_cmds,
         recall_cmds,
@@ -68,6 +70,8 @@ def register() -> None:
         vault_cmds,
         bench_cmds,
         index_cmds,
+        host_cmds,
+        import_cmds,
     ):
         module.register(cli)
 
