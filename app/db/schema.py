@@ -301,3 +301,15 @@ class MemoryClassCountRow(SQLModel, table=True):
     recalled: int = Field(primary_key=True)
     used: int = Field(primary_key=True)
     n: int
+
+
+class IndexRowRow(SQLModel, table=True):
+    """One vector the index holds (derived data, never exported): see app.index."""
+
+    __tablename__ = "index_rows"
+    model: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)  # memory | tape
+    item_id: int = Field(primary_key=True)
+    agent_id: int
+    content_hash: str
+    indexed_at: str
