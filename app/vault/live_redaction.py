@@ -5,8 +5,11 @@ it is cheap and careful: it checks the vault's change counter at most every
 `GENERATION_CHECK_S`, rebuilds its `Redactor` only when secrets changed (here or
 in another process), never prompts for a passphrase, never writes, and never
 waits for the vault lock (a thread holding it may be waiting for the write lock
-the caller holds). When the vault cannot be unlocked quietly it says so once in
-the log (without any value) and retries after `QUIET_RETRY_S`.
+the caller holds). When the vault holds secrets but cannot be unlocked quietly
+in this process (a passphrase vault, no passphrase given), a write is refused
+with an error that says how to unlock: storing it unredacted could put a secret
+value on the tape, and dropping it silently would lose it. It retries the
+unlock after `QUIET_RETRY_S`.
 """
 
 from __future__ import annotations
@@ -41,12 +44,20 @@ class LiveRedactor:
         self._checked_at = -1e9
         self._failed_at = -1e9
         self._warned = False
+        self._locked_with_secrets = False
 
     def redact(self, text: str) -> str:
         """Replace known values with ``[secret:NAME]``."""
         if time.monotonic() - self._checked_at >= GENERATION_CHECK_S:
             self.refresh(force=False)
         redactor = self._redactor
+        if redactor is None and self._locked_with_secrets:
+            raise VaultProblem(
+                "The vault holds secrets but is locked in this process, so this text cannot "
+                "be checked for secret values and was not stored. Unlock it: set "
+                f"{PASSPHRASE_ENV}, or run the command through the host (tapemind serve or "
+                "the desktop app), which has the vault open."
+            )
         return redactor.redact(text) if redactor is not None else text
 
     def refresh(self, *, force: bool) -> None:
@@ -68,6 +79,7 @@ class LiveRedactor:
         self._checked_at = time.monotonic()
         if count == 0:
             self._redactor, self._generation = None, generation
+            self._locked_with_secrets = False
             return
         if generation == self._generation and self._redactor is not None:
             return
@@ -78,6 +90,7 @@ class LiveRedactor:
                 known = self._vault.all_values()
         except (VaultProblem, InvalidInput):
             self._failed_at = time.monotonic()
+            self._locked_with_secrets = True
             if not self._warned:
                 self._warned = True
                 log.warning(
@@ -88,3 +101,4 @@ class LiveRedactor:
             return
         self._redactor = Redactor(known)
         self._generation = generation
+        self._locked_with_secrets = False

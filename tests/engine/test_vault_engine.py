@@ -254,3 +254,28 @@ def test_after_a_rotation_crash_appends_are_redacted_before_any_vault_call(
         assert eng.vault_status().rotation_pending
         assert eng.reveal_secret("API") == VALUE
         assert not eng.vault_status().rotation_pending
+
+
+def test_a_locked_vault_refuses_writes_it_cannot_check_and_loses_nothing(
+    home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keyring.backends import fail
+
+    monkeypatch.setattr("keyring.core._keyring_backend", fail.Keyring())
+    monkeypatch.setenv(PASSPHRASE_ENV, "correct horse battery 马")
+    with Engine.open(home, create=True, clock=clock) as eng:
+        eng.add_agent("cc")
+        eng.set_secret("API", VALUE)
+    monkeypatch.delenv(PASSPHRASE_ENV)
+    entry = {"thread": "t", "role": "tool", "text": f"deployed with {VALUE}"}
+    with Engine.open(home, clock=clock) as eng:
+        with pytest.raises(VaultProblem, match="locked") as caught:
+            eng.append("cc", [entry])
+        assert VALUE not in caught.value.message
+        with pytest.raises(VaultProblem, match=PASSPHRASE_ENV):
+            eng.remember("cc", f"The deploy key is {VALUE[:3]}… rotated monthly", "lesson")
+        assert eng.tape("cc") == []
+    monkeypatch.setenv(PASSPHRASE_ENV, "correct horse battery 马")
+    with Engine.open(home, clock=clock) as eng:
+        eng.append("cc", [entry])
+        assert [e.text for e in eng.tape("cc")] == ["deployed with [secret:API]"]

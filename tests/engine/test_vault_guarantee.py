@@ -175,7 +175,7 @@ def test_a_value_never_leaves_the_vault(
     assert len(events) > 5
 
 
-def test_a_locked_vault_says_so_in_the_log_without_the_value(
+def test_a_locked_vault_refuses_writes_and_says_so_without_the_value(
     home: Path, clock: ManualClock, captured_logs: Capture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     value = "tm-" + secrets.token_urlsafe(24)
@@ -186,7 +186,11 @@ def test_a_locked_vault_says_so_in_the_log_without_the_value(
 
     monkeypatch.setattr("keyring.core._keyring_backend", fail.Keyring())
     with Engine.open(home, clock=clock) as eng:
-        eng.append("a", [{"thread": "t", "kind": "message", "role": "user", "text": "hello"}])
+        # Locked, a write that cannot be checked for secret values is refused whole.
+        with pytest.raises(TapemindError, match="locked") as refused:
+            eng.append("a", [{"thread": "t", "kind": "message", "role": "user", "text": value}])
+        assert value not in str(refused.value)
+        assert eng.tape("a") == []
         # Locked, the owner's own commands say what to do.
         with pytest.raises(TapemindError, match="keyring") as caught:
             eng.reveal_secret("S")
