@@ -380,6 +380,17 @@ class Engine:
         """Where the vault key lives, how many secrets, pending requests and grants."""
         return self._vault.status()
 
+    def unlock_vault(self) -> bool:
+        """Unlock the vault now (asking the passphrase provider if it needs one), so
+        writes in this process can be checked for secret values. Returns False when
+        the vault holds no secrets (nothing to unlock). Raises VaultProblem when it
+        cannot be unlocked."""
+        if self._vault.generation_and_count()[1] == 0:
+            return False
+        self._vault.key()
+        self._vault.ensure_redacts()
+        return True
+
     def set_secret(self, name: str, value: str, tags: Sequence[str] = ()) -> SecretInfo:
         """Store (or replace) secret `name`, sealed with AES-GCM under the vault key.
 

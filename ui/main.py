@@ -95,6 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             QMessageBox.critical(None, i18n.tr("Tapemind"), str(exc))
         return 2
     session = Session(engine, page=args.page, tray=args.screenshot is None)
+    if host is not None and callable(getattr(engine, "unlock_vault", None)):
+        # Agents' writes arrive through this process: unlock the vault up front
+        # (a passphrase prompt where there is no keyring) so they can be checked
+        # for secret values instead of being refused as "vault locked".
+        session.runner.write(engine.unlock_vault, on_error=lambda _error: None)
     if args.agent:
         session.window.open_page(args.page, {"agent": args.agent})
     try:

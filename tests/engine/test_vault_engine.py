@@ -279,3 +279,21 @@ def test_a_locked_vault_refuses_writes_it_cannot_check_and_loses_nothing(
     with Engine.open(home, clock=clock) as eng:
         eng.append("cc", [entry])
         assert [e.text for e in eng.tape("cc")] == ["deployed with [secret:API]"]
+
+
+def test_unlock_vault_opens_a_passphrase_vault_for_writes(
+    home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keyring.backends import fail
+
+    monkeypatch.setattr("keyring.core._keyring_backend", fail.Keyring())
+    with Engine.open(home, create=True, clock=clock) as eng:
+        assert eng.unlock_vault() is False  # no secrets: nothing to unlock
+        eng.add_agent("cc")
+        eng.use_passphrase_prompt(lambda purpose: "correct horse battery 马")
+        eng.set_secret("API", VALUE)
+    with Engine.open(home, clock=clock) as eng:
+        eng.use_passphrase_prompt(lambda purpose: "correct horse battery 马")
+        assert eng.unlock_vault() is True
+        eng.append("cc", [{"thread": "t", "role": "tool", "text": f"used {VALUE}"}])
+        assert [e.text for e in eng.tape("cc")] == ["used [secret:API]"]
