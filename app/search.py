@@ -31,6 +31,7 @@ from .fulltext import match_expression
 from .intake import check_category
 from .memories import to_memory
 from .models import STATUSES, Memory, TapeEntry
+from .neighbours import NEIGHBOUR_POOL, smooth
 from .runtime import Runtime, agent_row
 from .tape import to_entry
 
@@ -279,6 +280,7 @@ def search(
     with rt.read() as s:
         arow = agent_row(s, agent)
         lists: dict[str, list[tuple[tuple[str, int], float]]] = {}
+        extra_why: dict[tuple[str, int], dict[str, float]] = {}
         deadline = time.monotonic() + REGEX_BUDGET_S
         for kind in kinds:
             if mode == "regex":
@@ -286,7 +288,13 @@ def search(
                     ((kind, i), sc) for i, sc in regex_ids(s, arow, kind, query, f, want, deadline)
                 ]
                 continue
-            if mode in ("fulltext", "hybrid"):
+            if mode in ("fulltext", "hybrid") and kind == "tape":
+                # Tape hits are smoothed over their thread (app.neighbours).
+                pool = fulltext_ids(s, arow, kind, query, f, max(want, NEIGHBOUR_POOL))
+                smoothed = smooth(s, pool, want, since=f.since, until=f.until)
+                lists[f"fulltext:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
+                extra_why.update({(kind, i): parts for i, _, parts in smoothed})
+            elif mode in ("fulltext", "hybrid"):
                 lists[f"fulltext:{kind}"] = [
                     ((kind, i), sc) for i, sc in fulltext_ids(s, arow, kind, query, f, want)
                 ]
@@ -301,7 +309,10 @@ def search(
                 for name, items in lists.items()
             }
         )
-        page = fused[offset : offset + limit]
+        page = [
+            (key, score, {**why, **extra_why.get(key, {})})
+            for key, score, why in fused[offset : offset + limit]
+        ]
         hits = load_hits(s, agent, page)
     return SearchResult(
         query=query,

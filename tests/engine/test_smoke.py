@@ -8,10 +8,20 @@ def test_turn_becomes_memory_with_provenance(engine: Engine) -> None:
     ids = engine.append(
         "cc",
         [
-            {"thread": "t1", "turn": "u1", "kind": "message", "role": "user",
-             "text": "以后代码缩进都用 tab"},
-            {"thread": "t1", "turn": "u1", "kind": "message", "role": "assistant",
-             "text": "好的，以后用 tab。"},
+            {
+                "thread": "t1",
+                "turn": "u1",
+                "kind": "message",
+                "role": "user",
+                "text": "以后代码缩进都用 tab",
+            },
+            {
+                "thread": "t1",
+                "turn": "u1",
+                "kind": "message",
+                "role": "assistant",
+                "text": "好的，以后用 tab。",
+            },
         ],
     ).ids
     result = engine.remember("cc", "用户要求代码缩进用 tab", "preference", sources=[ids[0]])
