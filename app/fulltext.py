@@ -3,8 +3,8 @@
 FTS5's unicode61 tokenizer keeps a run of Han characters as one token, and the
 trigram tokenizer cannot match two-character words (咖啡, 过敏). So we index a
 token string we build ourselves: Latin words lowercased and reduced to their
-English Snowball stem ("hiking" is stored as "hike"), and each CJK run as its single characters plus overlapping bigrams. No
-dictionary, no model.
+English Snowball stem ("hiking" is stored as "hike"), and each CJK run as its
+single characters plus overlapping bigrams. No dictionary, no model.
 
 A query is turned into the same tokens, as OR'ed terms ranked by bm25:
 - an English word matches its stem ("hikes" finds "hiking"), or itself (rows
@@ -36,16 +36,15 @@ _LATIN_WORD = re.compile(r"[a-z]+")
 
 # Function words that carry no topic. Kept short on purpose: a word that can
 # be the point of a question (e.g. "after", "before", "first") stays.
-STOP_WORDS = frozenset(
-    """a an the and or but if of to in on at by for with about from as into onto than
+_STOP_TEXT = """a an the and or but if of to in on at by for with about from as into onto than
     is are was were be been being am do does did doing done have has had having
     i you he she it we they me him her them my your his its our their mine yours
     this that these those there here what which who whom whose when where why how
     would could should can will shall may might must s t d ll re ve m
     not no so too very just also then once all any both each some such only own
     same other more most again further out up down over off please tell know
-    """.split()
-)
+    """
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 # Characters that make a Chinese bigram grammatical rather than topical.
 CJK_PARTICLES = frozenset("的了吗呢吧啊呀么什哪")
 
