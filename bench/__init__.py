@@ -1,0 +1,1 @@
+"""Benchmark scripts; `python -m bench NAME [options]` runs `tapemind bench NAME`."""
