@@ -7,6 +7,7 @@ decay and archive candidates then look as they would in a home in daily use.
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
@@ -18,8 +19,9 @@ from sqlmodel import col
 from .clock import ManualClock, SystemClock, from_iso, to_iso
 from .db.schema import MemoryRow
 from .engine import Engine
-from .errors import HomeError
+from .errors import HomeError, VaultProblem
 from .models import AgentSettings
+from .vault.passphrase import PASSPHRASE_ENV
 
 
 def load_data() -> dict[str, Any]:
@@ -121,4 +123,55 @@ def _extend(
     engine: Engine, clock: ManualClock, data: dict[str, Any], shift: timedelta
 ) -> dict[str, int]:
     """Hooks for later features (conflicts, secrets) to seed their part of the demo."""
-    return {}
+    counts: dict[str, int] = {}
+    counts.update(_seed_secrets(engine, clock, data, shift))
+    return counts
+
+
+DEMO_REQUEST_TTL_S = 7 * 24 * 3600.0  # the prompt should still be there when the app opens
+
+
+def _seed_secrets(
+    engine: Engine, clock: ManualClock, data: dict[str, Any], shift: timedelta
+) -> dict[str, int]:
+    """The demo's (fake, "demo-") secrets, a reviewed read, and one pending request.
+
+    Only when a key store works without asking: the OS keyring, or a passphrase
+    given in TAPEMIND_VAULT_PASSPHRASE. Otherwise the secrets are skipped (counted
+    as secrets_skipped) rather than prompting in the middle of seeding.
+    """
+    specs = data.get("secrets", [])
+    if not specs:
+        return {}
+    now = from_iso(data["now"]) + shift
+    try:
+        store = engine.vault_status()
+        if store.keystore == "passphrase" and not os.environ.get(PASSPHRASE_ENV):
+            return {"secrets": 0, "secrets_skipped": len(specs)}
+        clock.set(now - timedelta(hours=2))
+        for spec in specs:
+            engine.set_secret(spec["name"], spec["value"], spec.get("tags", ()))
+    except VaultProblem:
+        return {"secrets": 0, "secrets_skipped": len(specs)}
+    names = {spec["name"] for spec in specs}
+    agents = {a.name: a for a in engine.agents()}
+    requests = 0
+    # deepchat reviews its own reads ("approve for me"): one read the rules allowed.
+    if "deepchat" in agents and "DEEPSEEK_API_KEY" in names:
+        clock.set(now - timedelta(minutes=50))
+        engine.request_secret(
+            "deepchat", "DEEPSEEK_API_KEY", "调用 DeepSeek 模型生成本周周报草稿", session="demo-1"
+        )
+        requests += 1
+    # claude-code asks a person: this is the prompt the app shows.
+    if "claude-code" in agents and "INKSTONE_STAGING_DB_PASSWORD" in names:
+        clock.set(now - timedelta(minutes=10))
+        engine.request_secret(
+            "claude-code",
+            "INKSTONE_STAGING_DB_PASSWORD",
+            "Run the inkstone staging migration check (alembic upgrade --sql) before the release",
+            session="demo-2",
+            ttl_seconds=DEMO_REQUEST_TTL_S,
+        )
+        requests += 1
+    return {"secrets": len(specs), "access_requests": requests}

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 from sqlalchemy import text
 
-from . import agents, audit, memories, recall, search, tape, transfer
+from . import agents, approvals, audit, grants, memories, recall, reviewer, search, tape, transfer
 from . import home as homes
 from .clock import Clock, SystemClock
 from .db.store import Store
@@ -35,6 +35,16 @@ from .models import (
 from .recall import ContextBlock
 from .runtime import Runtime
 from .search import SearchResult
+from .vault import service as vault_service
+from .vault.records import (
+    AccessRequest,
+    Grant,
+    ReviewerRules,
+    SecretInfo,
+    SecretResult,
+    VaultStatus,
+)
+from .vault.rotation import RotationResult
 
 
 class Engine:
@@ -83,6 +93,7 @@ class Engine:
             rt.services["embedder"] = embedder
         if keystore is not None:
             rt.services["keystore"] = keystore
+        vault_service.for_runtime(rt, home_id)  # installs the redactor (issue 5)
         return cls(rt, home_id)
 
     @staticmethod
@@ -339,3 +350,107 @@ class Engine:
     def recalls(self, agent: str, *, limit: int = 50) -> list[dict[str, Any]]:
         """Recent recall records of an agent: budget, tokens, counts, latency."""
         return recall.recall_history(self._rt, agent, limit=limit)
+
+    # -- vault and approvals (issue 5) ---------------------------------------------
+
+    @property
+    def _vault(self) -> vault_service.VaultService:
+        return vault_service.for_runtime(self._rt, self.home_id)
+
+    def use_passphrase_prompt(self, provider: Callable[[str], str | None] | None) -> None:
+        """Where the vault asks for its passphrase when there is no OS keyring and
+        TAPEMIND_VAULT_PASSPHRASE is unset: `provider("unlock" | "create")` returns it
+        (the CLI prompts). Without one, a passphrase vault stays locked."""
+        self._vault.passphrase_provider = provider
+
+    def vault_status(self) -> VaultStatus:
+        """Where the vault key lives, how many secrets, pending requests and grants."""
+        return self._vault.status()
+
+    def set_secret(self, name: str, value: str, tags: Sequence[str] = ()) -> SecretInfo:
+        """Store (or replace) secret `name`, sealed with AES-GCM under the vault key.
+
+        The first secret creates the key in the key store. `tags` replace the old
+        ones when given. Raises InvalidInput, VaultProblem (locked, wrong key)."""
+        return self._vault.set(name, value, tags)
+
+    def secrets(self) -> list[SecretInfo]:
+        """Names, tags and dates of every secret; never a value."""
+        return self._vault.list()
+
+    def secret(self, name: str) -> SecretInfo:
+        return self._vault.info(name)
+
+    def reveal_secret(self, name: str) -> str:
+        """The owner reads a value (audited). Never offer this to an agent."""
+        return self._vault.reveal(name)
+
+    def remove_secret(self, name: str) -> SecretInfo:
+        """Delete a secret with its grants; its pending requests are denied."""
+        return self._vault.remove(name)
+
+    def set_secret_mode(self, name: str, mode: str | None) -> SecretInfo:
+        """ask | auto | review for every agent asking for this secret (None: theirs)."""
+        return self._vault.set_mode(name, mode)
+
+    def rotate_vault_key(self) -> RotationResult:
+        """Re-encrypt every secret under a new key; atomic, and a crash mid-way is
+        finished on the next unlock."""
+        return self._vault.rotate()
+
+    def request_secret(
+        self,
+        agent: str,
+        name: str,
+        reason: str,
+        wait_seconds: float = 0,
+        session: str | None = None,
+        *,
+        ttl_seconds: float | None = None,
+    ) -> SecretResult:
+        """An agent asks for a secret with a reason (the MCP tool `request_secret`).
+
+        Applies the agent's permission mode (or the secret's): ask, auto or review.
+        With `wait_seconds`, waits for a person's answer (given from any process);
+        no answer in time is a deny. Returns status allowed (with `value`), pending,
+        denied or expired. Raises NotFound for an unknown agent or secret."""
+        return approvals.request(
+            self._rt,
+            self._vault,
+            agent,
+            name,
+            reason,
+            wait_seconds=wait_seconds,
+            session=session,
+            ttl_seconds=ttl_seconds,
+        )
+
+    def access_requests(
+        self, status: str | None = None, *, agent: str | None = None, limit: int = 100
+    ) -> list[AccessRequest]:
+        """Access requests (pending ones oldest first, for prompts)."""
+        return approvals.list_requests(self._rt, status=status, agent=agent, limit=limit)
+
+    def access_request(self, request_id: int) -> AccessRequest:
+        return approvals.get_request(self._rt, request_id)
+
+    def answer_request(
+        self, request_id: int, allow: bool, scope: str = "once", *, reason: str | None = None
+    ) -> AccessRequest:
+        """The owner allows (once | session | always) or denies a pending request."""
+        return approvals.answer(self._rt, request_id, allow=allow, scope=scope, reason=reason)
+
+    def grants(self, *, agent: str | None = None, active_only: bool = False) -> list[Grant]:
+        return grants.list_(self._rt, agent=agent, active_only=active_only)
+
+    def revoke_grant(self, grant_id: int) -> Grant:
+        return grants.revoke(self._rt, grant_id)
+
+    def reviewer_rules(self) -> ReviewerRules:
+        """What the "review" mode's reviewer may approve on the owner's behalf."""
+        return reviewer.load_rules(self._vault)
+
+    def configure_reviewer(self, **rules: Any) -> ReviewerRules:
+        """Change reviewer rules: agents, secrets, require_reason, min_reason_chars,
+        max_allowed, window_seconds, llm_url, llm_model, llm_timeout, llm_api_key_secret."""
+        return reviewer.configure(self._vault, **rules)

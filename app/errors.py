@@ -55,3 +55,13 @@ class HomeBusy(HomeError):
     """Another process owns the home (the host lock is held)."""
 
     code = "home_busy"
+
+
+class VaultProblem(TapemindError):
+    """The vault cannot be unlocked, or a sealed secret cannot be opened.
+
+    The message names secrets, key ids and files, never a value or a key.
+    """
+
+    code = "vault"
+    exit_code = 6

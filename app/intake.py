@@ -13,6 +13,7 @@ import re
 from .errors import InvalidInput, Refused
 from .models import CATEGORIES
 from .textnorm import normalise
+from .vault.redact import looks_like_credential
 
 MAX_MEMORY_CHARS = 1000
 
@@ -81,30 +82,13 @@ _TOOL_OUTPUT = (
     re.compile(r"^\s*(\d+ (passed|failed)|=+ .* =+)$", re.MULTILINE),  # test runner output
 )
 
-_CREDENTIALS = (
-    ("an API key", re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{16,}")),
-    ("an AWS access key", re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("a GitHub token", re.compile(r"\b(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}")),
-    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
-    ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.")),
-    (
-        "a password",
-        re.compile(
-            r"(password|passwd|pwd|secret|token|api[_ ]?key|密码|口令|密钥)"
-            r"\s*(is|=|:|：|是)\s*\S{4,}",
-            re.IGNORECASE,
-        ),
-    ),
-)
+# The vault's placeholder for a redacted value: naming a secret is not leaking it.
+_PLACEHOLDER = re.compile(r"\[secret:[^\]\s]+\]")
 
 
 def credential_kind(text: str) -> str | None:
-    """What kind of credential `text` seems to contain, or None."""
-    for kind, pattern in _CREDENTIALS:
-        if pattern.search(text):
-            return kind
-    return None
+    """What kind of credential `text` seems to contain, or None (see app.vault.redact)."""
+    return looks_like_credential(_PLACEHOLDER.sub(" ", text))
 
 
 def check_category(category: str) -> None:
@@ -138,8 +122,8 @@ def check_text(text: str) -> str:
     kind = credential_kind(stripped)
     if kind is not None:
         raise Refused(
-            f"The text looks like it contains {kind}. Credentials never go into memory: "
-            "ask the owner to store it in the vault (tapemind vault set NAME) and "
+            f"The text looks like it contains a credential ({kind}). Credentials never go "
+            "into memory: ask the owner to store it in the vault (tapemind vault set NAME) and "
             "request it with request_secret when needed.",
             code="credential",
         )

@@ -196,7 +196,7 @@ def append_in(
                 "role": e.role,
                 "content": body,
                 "content_hash": entry_hash(body),
-                "meta": json.dumps(dict(e.meta), ensure_ascii=False) if e.meta else None,
+                "meta": rt.redact(json.dumps(dict(e.meta), ensure_ascii=False)) if e.meta else None,
                 "source_key": e.source_key,
                 "created_at": to_iso(e.created_at) if e.created_at else now,
             }

@@ -13,6 +13,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # chromadb must never phone home, in tests as in the product.
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
+import keyring
+from keyring.backend import KeyringBackend
+from keyring.errors import PasswordDeleteError
+
 from app import Engine
 from app.clock import ManualClock
 
@@ -42,3 +46,45 @@ def engine(home: Path, clock: ManualClock) -> Iterator[Engine]:
         yield eng
     finally:
         eng.close()
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory keyring backend: what every test's vault key goes into.
+
+    `viable = False`: every KeyringBackend subclass registers itself with keyring,
+    and a viable one would be chained in front of a real Secret Service in the same
+    process. It is only ever installed explicitly (keyring.set_keyring).
+    """
+
+    priority = 1  # type: ignore[assignment]
+    viable = False  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.entries.pop((service, username), None) is None:
+            raise PasswordDeleteError("not found")
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> MemoryKeyring | None:
+    """No test touches a real keychain: keyring.get_keyring() is an in-memory backend
+    (except for the tests marked keyring_real, which need the real one)."""
+    if request.node.get_closest_marker("keyring_real") is not None:
+        return None
+    backend = MemoryKeyring()
+    # Replaced (and restored) without asking keyring for its backend first, which
+    # would probe the machine's real keyrings.
+    monkeypatch.setattr(keyring.core, "_keyring_backend", backend)
+    assert keyring.get_keyring() is backend
+    return backend

@@ -115,6 +115,12 @@ def demo(state: State) -> None:
         f"Seeded a demo home at {path}: {counts['agents']} agents, "
         f"{counts['entries']} tape entries, {counts['memories']} memories."
     )
+    if counts.get("secrets_skipped"):
+        click.echo(
+            f"Skipped the {counts['secrets_skipped']} demo secrets: no OS keyring here. Set "
+            "TAPEMIND_VAULT_PASSPHRASE and seed again to include the vault.",
+            err=True,
+        )
     with Engine.open(path) as engine:
         rows = []
         for a in engine.agents():

@@ -48,10 +48,12 @@ def cli(ctx: click.Context, home: str | None, as_json: bool) -> None:
 
 
 def register() -> None:
-    from . import agent_cmds, bench_cmds, home_cmds, memory_cmds, recall_cmds, tape_cmds
+    from . import agent_cmds, home_cmds, memory_cmds, recall_cmds, tape_cmds, vault_cmds
+    from .bench_cmds import register as register_bench
 
-    for module in (home_cmds, agent_cmds, tape_cmds, memory_cmds, recall_cmds, bench_cmds):
+    for module in (home_cmds, agent_cmds, tape_cmds, memory_cmds, recall_cmds, vault_cmds):
         module.register(cli)
+    register_bench(cli)
 
 
 register()

@@ -191,3 +191,66 @@ def m002_recalls(conn: Connection) -> None:
         CREATE INDEX recall_items_by_memory ON recall_items (memory_id)
         """,
     )
+
+
+@migration(4, "vault: secrets, access requests, grants, rotation journal, vault meta")
+def m004_vault(conn: Connection) -> None:
+    # Every table here is private (app.transfer never exports "secret*", "vault*",
+    # "grant*", "access_request*"). Values exist only as sealed blobs.
+    _run(
+        conn,
+        """
+        CREATE TABLE vault_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE secrets (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            tags TEXT NOT NULL,
+            mode TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            blob BLOB NOT NULL,
+            key_id TEXT NOT NULL
+        );
+        CREATE TABLE access_requests (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            agent TEXT NOT NULL,
+            secret_id TEXT REFERENCES secrets(id) ON DELETE SET NULL,
+            secret TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            session TEXT,
+            mode TEXT NOT NULL,
+            status TEXT NOT NULL,
+            decided_by TEXT,
+            decision_reason TEXT,
+            scope TEXT,
+            grant_id INTEGER,
+            created_at TEXT NOT NULL,
+            decided_at TEXT,
+            expires_at TEXT NOT NULL,
+            delivered_at TEXT
+        );
+        CREATE INDEX access_requests_by_status ON access_requests (status, id);
+        CREATE INDEX access_requests_by_agent ON access_requests (agent_id, secret_id, status);
+        CREATE TABLE grants (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            agent TEXT NOT NULL,
+            secret_id TEXT NOT NULL REFERENCES secrets(id) ON DELETE CASCADE,
+            secret TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            session TEXT,
+            request_id INTEGER,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT,
+            used_count INTEGER NOT NULL DEFAULT 0,
+            last_used_at TEXT
+        );
+        CREATE INDEX grants_by_agent ON grants (agent_id, secret_id, revoked_at);
+        CREATE TABLE vault_rotation_journal (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            journal BLOB NOT NULL,
+            created_at TEXT NOT NULL
+        )
+        """,
+    )

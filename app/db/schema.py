@@ -160,3 +160,72 @@ class RecallItemRow(SQLModel, table=True):
     included: int
     reason: str  # included | over_budget | below_relevance | archived
     score: float
+
+
+# -- vault (migration 4); never exported, see app.transfer -------------------------
+
+
+class VaultMetaRow(SQLModel, table=True):
+    """Vault bookkeeping: keystore_kind, key_id, generation, reviewer (JSON)."""
+
+    __tablename__ = "vault_meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class SecretRow(SQLModel, table=True):
+    """A named secret; the value exists only as an AES-GCM blob bound to `id`."""
+
+    __tablename__ = "secrets"
+    id: str = Field(primary_key=True)  # random hex, the blob's associated data
+    name: str
+    tags: str  # JSON list
+    mode: str | None = None  # ask | auto | review overrides the agent's mode
+    created_at: str
+    updated_at: str
+    blob: bytes
+    key_id: str  # hex fingerprint of the vault key that sealed `blob`
+
+
+class AccessRequestRow(SQLModel, table=True):
+    __tablename__ = "access_requests"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    agent: str
+    secret_id: str | None = Field(default=None, foreign_key="secrets.id")
+    secret: str  # the name asked for, kept after the secret is removed
+    reason: str  # redacted before it is stored
+    session: str | None = None
+    mode: str  # ask | auto | review, as resolved when asked
+    status: str  # pending | allowed | denied | expired
+    decided_by: str | None = None  # owner | auto | reviewer
+    decision_reason: str | None = None
+    scope: str | None = None  # once | session | always
+    grant_id: int | None = None
+    created_at: str
+    decided_at: str | None = None
+    expires_at: str
+    delivered_at: str | None = None
+
+
+class GrantRow(SQLModel, table=True):
+    __tablename__ = "grants"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    agent: str
+    secret_id: str = Field(foreign_key="secrets.id")
+    secret: str
+    scope: str  # once | session | always
+    session: str | None = None
+    request_id: int | None = None
+    created_at: str
+    revoked_at: str | None = None
+    used_count: int = 0
+    last_used_at: str | None = None
+
+
+class VaultRotationJournalRow(SQLModel, table=True):
+    __tablename__ = "vault_rotation_journal"
+    id: int = Field(primary_key=True)
+    journal: bytes
+    created_at: str

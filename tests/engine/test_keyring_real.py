@@ -89,3 +89,24 @@ def test_vault_key_round_trips_through_gnome_keyring(
         chosen.delete_key()
     with pytest.raises(KeyMissing):
         KeyringKeyStore(home_id).load_key()
+
+
+def test_engine_vault_keeps_its_key_in_gnome_keyring(
+    secret_service: secretstorage.DBusConnection, tmp_path: Path
+) -> None:
+    """The whole vault on the real Secret Service: set, rotate, reopen, read."""
+    from app import Engine
+
+    home = tmp_path / "home"
+    with Engine.open(home, create=True) as eng:
+        eng.set_secret("GITHUB_TOKEN", "令牌-ghp_engineValue0123456789")
+        assert eng.vault_status().keystore == "keyring"
+        home_id = eng.home_id
+        eng.rotate_vault_key()
+    try:
+        login = secretstorage.Collection(secret_service, LOGIN)
+        assert len(list(login.search_items({"username": f"vault:{home_id}"}))) == 1
+        with Engine.open(home) as eng:
+            assert eng.reveal_secret("GITHUB_TOKEN") == "令牌-ghp_engineValue0123456789"
+    finally:
+        KeyringKeyStore(home_id).delete_key()

@@ -1,0 +1,274 @@
+"""`tapemind vault …`, `secret get`, `approvals …` and `grants …`.
+
+Values are read from stdin or a hidden prompt, never from the command line (argv
+is visible to every process on the machine and lands in shell history). A value
+is printed only by `vault show --reveal` (the owner, after a confirmation) and by
+`secret get` when the request is allowed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..engine import Engine
+from ..vault.passphrase import PASSPHRASE_ENV
+from .base import State, json_option, pass_state
+from .output import emit_json, fields, short_time, table
+
+EXIT_DENIED = 7  # denied or expired: do not retry without a new reason
+EXIT_PENDING = 8  # waiting for the owner: ask again later, or --wait
+
+
+def vault_engine(state: State) -> Engine:
+    """The engine, able to ask for the vault passphrase in a terminal."""
+    engine = state.engine()
+
+    def prompt(purpose: str) -> str | None:
+        if not sys.stdin.isatty():
+            return None  # the error then says to set TAPEMIND_VAULT_PASSPHRASE
+        if purpose == "create":
+            click.echo(
+                "No OS keyring here: the vault key will be protected by a passphrase "
+                f"(or set {PASSPHRASE_ENV}).",
+                err=True,
+            )
+        value: str = click.prompt(
+            "Vault passphrase",
+            hide_input=True,
+            confirmation_prompt=purpose == "create",
+            err=True,
+        )
+        return value
+
+    engine.use_passphrase_prompt(prompt)
+    return engine
+
+
+# -- vault (owner) ---------------------------------------------------------------
+
+
+@click.group()
+def vault() -> None:
+    """The secret vault (owner only): values encrypted at rest, read with approval."""
+
+
+@vault.command("set")
+@click.argument("name")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeat for several).")
+@json_option
+@pass_state
+def set_(state: State, name: str, tags: tuple[str, ...]) -> None:
+    """Store secret NAME; the value comes from stdin or a hidden prompt.
+
+    \b
+      printf %s "$TOKEN" | tapemind vault set GITHUB_TOKEN --tag github
+      tapemind vault set GITHUB_TOKEN        (asks, without echo)
+    """
+    engine = vault_engine(state)
+    if sys.stdin.isatty():
+        value: str = click.prompt(
+            f"Value of {name}", hide_input=True, confirmation_prompt=True, err=True
+        )
+    else:
+        value = sys.stdin.read()
+        # One trailing newline is the shell's (echo, a file), not the value's.
+        if value.endswith("\r\n"):
+            value = value[:-2]
+        elif value.endswith("\n"):
+            value = value[:-1]
+    info = engine.set_secret(name, value, tags)
+    if state.as_json:
+        emit_json(info)
+    else:
+        click.echo(f"Stored secret {info.name} (key {info.key_id}).")
+
+
+@vault.command("list")
+@json_option
+@pass_state
+def list_(state: State) -> None:
+    """Names, tags and dates of the secrets (never values)."""
+    items = state.engine().secrets()
+    if state.as_json:
+        emit_json(items)
+        return
+    table(
+        ["NAME", "TAGS", "MODE", "CREATED", "UPDATED"],
+        [
+            [
+                s.name,
+                ", ".join(s.tags),
+                s.mode or "agent's",
+                short_time(s.created_at),
+                short_time(s.updated_at),
+            ]
+            for s in items
+        ],
+    )
+
+
+@vault.command("show")
+@click.argument("name")
+@click.option("--reveal", is_flag=True, help="Print the value (asks first).")
+@click.option("--yes", is_flag=True, help="With --reveal: do not ask for confirmation.")
+@json_option
+@pass_state
+def show(state: State, name: str, reveal: bool, yes: bool) -> None:
+    """Show a secret's details; with --reveal, its value."""
+    engine = vault_engine(state)
+    info = engine.secret(name)
+    value = None
+    if reveal:
+        if not yes and not click.confirm(
+            f"Print the value of {name} on this terminal?", default=False, err=True
+        ):
+            raise click.exceptions.Exit(1)
+        value = engine.reveal_secret(name)
+    if state.as_json:
+        emit_json({"secret": info, **({"value": value} if reveal else {})})
+        return
+    fields(
+        [
+            ("Secret", info.name),
+            ("Tags", ", ".join(info.tags)),
+            ("Mode", info.mode or "the asking agent's"),
+            ("Created", short_time(info.created_at)),
+            ("Updated", short_time(info.updated_at)),
+            ("Key", info.key_id),
+        ]
+    )
+    if value is not None:
+        click.echo(value)
+
+
+@vault.command("rm")
+@click.argument("name")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@pass_state
+def rm(state: State, name: str, yes: bool) -> None:
+    """Remove secret NAME with its grants (pending requests for it are denied)."""
+    engine = state.engine()
+    engine.secret(name)  # NotFound before asking
+    if (
+        not yes
+        and sys.stdin.isatty()
+        and not click.confirm(f"Remove secret {name}? This cannot be undone", err=True)
+    ):
+        raise click.exceptions.Exit(1)
+    info = engine.remove_secret(name)
+    if state.as_json:
+        emit_json({"removed": info})
+    else:
+        click.echo(f"Removed secret {info.name}.")
+
+
+@vault.command("rotate-key")
+@json_option
+@pass_state
+def rotate_key(state: State) -> None:
+    """Re-encrypt every secret under a new vault key (atomic; resumable after a crash)."""
+    result = vault_engine(state).rotate_vault_key()
+    if state.as_json:
+        emit_json(result)
+    else:
+        click.echo(
+            f"Rotated the vault key {result.old_key_id} -> {result.new_key_id}; "
+            f"{result.secrets} secrets re-encrypted."
+        )
+
+
+@vault.command("mode")
+@click.argument("name")
+@click.argument("mode", type=click.Choice(["ask", "auto", "review", "agent"]))
+@json_option
+@pass_state
+def mode(state: State, name: str, mode: str) -> None:
+    """Decide requests for NAME with MODE for every agent ("agent": each agent's own)."""
+    info = state.engine().set_secret_mode(name, None if mode == "agent" else mode)
+    if state.as_json:
+        emit_json(info)
+    else:
+        click.echo(f"Requests for {info.name} are decided by: {info.mode or 'the agent mode'}.")
+
+
+@vault.command("status")
+@json_option
+@pass_state
+def status(state: State) -> None:
+    """Where the vault key lives, and counts of secrets, pending requests and grants."""
+    st = state.engine().vault_status()
+    if state.as_json:
+        emit_json(st)
+        return
+    fields(
+        [
+            ("Key store", f"{st.keystore}: {st.where}"),
+            ("Key id", st.key_id),
+            ("Secrets", st.secrets),
+            ("Pending requests", st.pending_requests),
+            ("Active grants", st.active_grants),
+            ("Rotation pending", "yes" if st.rotation_pending else "no"),
+        ]
+    )
+
+
+# -- secret get (agents) -----------------------------------------------------------
+
+
+@click.group()
+def secret() -> None:
+    """What an agent runs to read a secret (asks; the owner or a reviewer decides)."""
+
+
+@secret.command("get")
+@click.argument("name")
+@click.option("--agent", required=True, help="The agent asking.")
+@click.option("--reason", required=True, help="Why the agent needs it (shown to the owner).")
+@click.option("--wait", "wait", type=float, default=0, help="Seconds to wait for an answer.")
+@click.option("--session", default=None, help="The agent's session id (for session grants).")
+@json_option
+@pass_state
+def get(state: State, name: str, agent: str, reason: str, wait: float, session: str | None) -> None:
+    """Ask for secret NAME; prints the value only when allowed.
+
+    Exit status: 0 allowed, 7 denied or expired, 8 still pending.
+    """
+    result = vault_engine(state).request_secret(
+        agent, name, reason, wait_seconds=wait, session=session
+    )
+    if state.as_json:
+        emit_json(
+            {
+                "status": result.status,
+                "request_id": result.request_id,
+                "grant_id": result.grant_id,
+                "decided_by": result.decided_by,
+                "reason": result.reason,
+                "scope": result.scope,
+                "value": result.value,
+            }
+        )
+    elif result.allowed:
+        click.echo(result.value)
+    else:
+        if result.status == "pending":
+            message = result.reason or f"Request {result.request_id} is waiting for the owner."
+        else:
+            verb = "expired without an answer" if result.status == "expired" else "was denied"
+            message = f"Request {result.request_id} for {name} {verb}" + (
+                f": {result.reason}" if result.reason else "."
+            )
+        click.echo(message, err=True)
+    if not result.allowed:
+        raise click.exceptions.Exit(EXIT_PENDING if result.status == "pending" else EXIT_DENIED)
+
+
+def register(cli: click.Group) -> None:
+    from . import approval_cmds  # the owner's side: approvals and grants
+
+    for group in (vault, secret):
+        cli.add_command(group)
+    approval_cmds.register(cli)

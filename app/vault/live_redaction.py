@@ -1,0 +1,90 @@
+"""The runtime's redactor: known secret values out of every tape and memory write.
+
+It is called inside other transactions (a tape append), many times a second, so
+it is cheap and careful: it checks the vault's change counter at most every
+`GENERATION_CHECK_S`, rebuilds its `Redactor` only when secrets changed (here or
+in another process), never prompts for a passphrase, never writes, and never
+waits for the vault lock (a thread holding it may be waiting for the write lock
+the caller holds). When the vault cannot be unlocked quietly it says so once in
+the log (without any value) and retries after `QUIET_RETRY_S`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidInput, VaultProblem
+from .passphrase import PASSPHRASE_ENV
+from .redact import Redactor
+
+if TYPE_CHECKING:
+    from .service import VaultService
+
+log = logging.getLogger(__name__)
+
+# How often another process's `vault set` is noticed by this one's redactor.
+GENERATION_CHECK_S = 0.5
+# After a failed quiet unlock (keyring locked, passphrase not given), wait this
+# long before trying again rather than asking the keyring on every append.
+QUIET_RETRY_S = 30.0
+
+
+class LiveRedactor:
+    """Keeps a `Redactor` over the vault's current values."""
+
+    def __init__(self, vault: VaultService) -> None:
+        self._vault = vault
+        self._redactor: Redactor | None = None
+        self._generation = -1
+        self._checked_at = -1e9
+        self._failed_at = -1e9
+        self._warned = False
+
+    def redact(self, text: str) -> str:
+        """Replace known values with ``[secret:NAME]``."""
+        if time.monotonic() - self._checked_at >= GENERATION_CHECK_S:
+            self.refresh(force=False)
+        redactor = self._redactor
+        return redactor.redact(text) if redactor is not None else text
+
+    def refresh(self, *, force: bool) -> None:
+        """Rebuild if the secrets changed. `force`: wait for the vault lock and try
+        to unlock even right after a failure (a value is about to be handed out)."""
+        if not self._vault.lock.acquire(blocking=force):
+            return
+        try:
+            self._refresh(force=force)
+        finally:
+            self._vault.lock.release()
+
+    def forget(self) -> None:
+        self._redactor = None
+        self._generation = -1
+
+    def _refresh(self, *, force: bool) -> None:
+        generation, count = self._vault.generation_and_count()
+        self._checked_at = time.monotonic()
+        if count == 0:
+            self._redactor, self._generation = None, generation
+            return
+        if generation == self._generation and self._redactor is not None:
+            return
+        if not force and time.monotonic() - self._failed_at < QUIET_RETRY_S:
+            return
+        try:
+            with self._vault.quietly():
+                known = self._vault.all_values()
+        except (VaultProblem, InvalidInput):
+            self._failed_at = time.monotonic()
+            if not self._warned:
+                self._warned = True
+                log.warning(
+                    "the vault is locked, so secret values cannot be redacted from new "
+                    "tape entries and memories in this process; unlock it (keyring or %s)",
+                    PASSPHRASE_ENV,
+                )
+            return
+        self._redactor = Redactor(known)
+        self._generation = generation

@@ -1,0 +1,131 @@
+"""The vault's public values: frozen dataclasses returned by the engine.
+
+None of them holds a secret value except `SecretResult.value` (and the owner's
+`reveal_secret` string), which is left out of `repr` so a logged result shows
+no value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+REQUEST_STATUSES = ("pending", "allowed", "denied", "expired")
+SCOPES = ("once", "session", "always")
+DECIDERS = ("owner", "auto", "reviewer")
+
+
+@dataclass(frozen=True)
+class SecretInfo:
+    """A secret's name, tags and dates: never its value."""
+
+    id: str
+    name: str
+    tags: tuple[str, ...]
+    mode: str | None  # overrides the asking agent's permission mode when set
+    created_at: datetime
+    updated_at: datetime
+    key_id: str
+
+
+@dataclass(frozen=True)
+class AccessRequest:
+    """An agent asked for a secret with a reason; status says what became of it."""
+
+    id: int
+    agent: str
+    secret: str
+    reason: str
+    session: str | None
+    mode: str
+    status: str  # pending | allowed | denied | expired
+    decided_by: str | None  # owner | auto | reviewer
+    decision_reason: str | None
+    scope: str | None  # once | session | always
+    grant_id: int | None
+    created_at: datetime
+    decided_at: datetime | None
+    expires_at: datetime
+    delivered_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Permission for one agent to read one secret: once, for a session, or always."""
+
+    id: int
+    agent: str
+    secret: str
+    scope: str
+    session: str | None
+    request_id: int | None
+    created_at: datetime
+    revoked_at: datetime | None
+    used_count: int
+    last_used_at: datetime | None
+    active: bool
+
+
+@dataclass(frozen=True)
+class SecretResult:
+    """What `request_secret` returns. `value` is set only when status is "allowed"."""
+
+    status: str  # allowed | pending | denied | expired
+    agent: str
+    secret: str
+    request_id: int | None
+    grant_id: int | None
+    decided_by: str | None
+    reason: str | None  # why (decision reason), for the agent to read
+    scope: str | None
+    value: str | None = field(default=None, repr=False)
+
+    @property
+    def allowed(self) -> bool:
+        return self.status == "allowed" and self.value is not None
+
+
+@dataclass(frozen=True)
+class VaultStatus:
+    """Where the key lives and how many secrets there are (no unlock needed)."""
+
+    keystore: str  # keyring | passphrase | memory (as recorded, else as chosen)
+    where: str
+    secrets: int
+    pending_requests: int
+    active_grants: int
+    key_id: str | None
+    rotation_pending: bool
+
+
+@dataclass(frozen=True)
+class ReviewerRules:
+    """What the "review" mode's reviewer may approve on the owner's behalf.
+
+    agents / secrets: names (or fnmatch patterns for secrets) it may approve; None
+    means any. Outside them it asks a person. A request without a reason of at
+    least `min_reason_chars` is blocked when `require_reason`. More than
+    `max_allowed` approvals for one agent within `window_seconds` goes to a person.
+    llm_url/llm_model: an OpenAI-compatible endpoint that then decides allow,
+    block or ask; `llm_api_key_secret` names a vault secret holding its API key.
+    """
+
+    agents: tuple[str, ...] | None = None
+    secrets: tuple[str, ...] | None = None
+    require_reason: bool = True
+    min_reason_chars: int = 10
+    max_allowed: int = 20
+    window_seconds: int = 3600
+    llm_url: str | None = None
+    llm_model: str | None = None
+    llm_timeout: float = 20.0
+    llm_api_key_secret: str | None = None
+
+
+@dataclass(frozen=True)
+class Review:
+    """A reviewer's verdict: allow, block or ask, with its reason."""
+
+    decision: str  # allow | block | ask
+    reason: str
+    by: str  # rules | llm

@@ -1,0 +1,181 @@
+"""The vault, approvals and grants from the `tapemind` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from app import Engine
+from app.cli.main import cli
+from app.vault.passphrase import PASSPHRASE_ENV
+
+VALUE = "ghp_cliValue0123456789abcdefABCDEF"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(home: Path, *args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(cli, ["--home", str(home), *args], input=input)
+
+
+@pytest.fixture
+def cli_home(home: Path) -> Path:
+    assert run(home, "init").exit_code == 0
+    assert run(home, "agent", "add", "claude-code").exit_code == 0
+    assert run(home, "agent", "add", "robot", "--mode", "auto").exit_code == 0
+    return home
+
+
+def test_vault_set_reads_stdin_never_argv(cli_home: Path) -> None:
+    out = run(cli_home, "vault", "set", "GITHUB_TOKEN", "--tag", "github", input=VALUE + "\n")
+    assert out.exit_code == 0, out.output
+    assert "Stored secret GITHUB_TOKEN" in out.output and VALUE not in out.output
+    listed = run(cli_home, "--json", "vault", "list")
+    [item] = json.loads(listed.output)
+    assert item["name"] == "GITHUB_TOKEN" and item["tags"] == ["github"]
+    assert VALUE not in listed.output
+    # There is no option that takes a value on the command line.
+    bad = run(cli_home, "vault", "set", "X", "--value", VALUE)
+    assert bad.exit_code == 2 and "No such option" in bad.output
+    with Engine.open(cli_home) as eng:
+        assert eng.reveal_secret("GITHUB_TOKEN") == VALUE  # the newline was the shell's
+
+
+def test_show_reveals_only_after_confirmation(cli_home: Path) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    plain = run(cli_home, "vault", "show", "API")
+    assert plain.exit_code == 0 and "API" in plain.output and VALUE not in plain.output
+    refused = run(cli_home, "vault", "show", "API", "--reveal", input="n\n")
+    assert refused.exit_code == 1 and VALUE not in refused.output
+    shown = run(cli_home, "vault", "show", "API", "--reveal", input="y\n")
+    assert shown.exit_code == 0 and VALUE in shown.output
+    as_json = run(cli_home, "--json", "vault", "show", "API", "--reveal", "--yes")
+    assert json.loads(as_json.output)["value"] == VALUE
+
+
+def test_request_approve_read_revoke(cli_home: Path) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    ask = ["secret", "get", "API", "--agent", "claude-code", "--reason", "部署 staging 服务"]
+    first = run(cli_home, *ask)
+    assert first.exit_code == 8 and VALUE not in first.output
+    assert "approvals approve 1" in first.output
+    listed = json.loads(run(cli_home, "--json", "approvals", "list").output)
+    assert [(r["id"], r["agent"], r["reason"]) for r in listed] == [
+        (1, "claude-code", "部署 staging 服务")
+    ]
+    table = run(cli_home, "approvals", "list").output
+    assert "部署 staging 服务" in table and "claude-code" in table
+    approved = run(cli_home, "approvals", "approve", "1", "--scope", "always")
+    assert approved.exit_code == 0 and "always" in approved.output
+    got = run(cli_home, *ask)
+    assert got.exit_code == 0 and got.output.strip() == VALUE
+    grants = json.loads(run(cli_home, "--json", "grants", "list").output)
+    assert [(g["id"], g["scope"], g["used_count"]) for g in grants] == [(1, "always", 1)]
+    assert run(cli_home, "grants", "revoke", "1").exit_code == 0
+    after = run(cli_home, "--json", *ask)
+    assert after.exit_code == 8 and json.loads(after.output)["value"] is None
+
+
+def test_deny_and_unknowns(cli_home: Path) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    run(cli_home, "secret", "get", "API", "--agent", "claude-code", "--reason", "x")
+    assert run(cli_home, "approvals", "deny", "1", "--reason", "no").exit_code == 0
+    again = run(cli_home, "approvals", "approve", "1")
+    assert again.exit_code == 2 and "already denied" in again.output
+    missing = run(cli_home, "--json", "approvals", "approve", "99")
+    assert missing.exit_code == 3
+    nosecret = run(cli_home, "secret", "get", "NOPE", "--agent", "claude-code", "--reason", "x")
+    assert nosecret.exit_code == 3 and "vault list" in nosecret.output
+
+
+def test_auto_agent_gets_the_value(cli_home: Path) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    got = run(cli_home, "--json", "secret", "get", "API", "--agent", "robot", "--reason", "sync")
+    data = json.loads(got.output)
+    assert got.exit_code == 0 and data["value"] == VALUE and data["decided_by"] == "auto"
+
+
+def test_timeout_is_a_deny(cli_home: Path) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    out = run(
+        cli_home, "secret", "get", "API", "--agent", "claude-code", "--reason", "x", "--wait", "0.3"
+    )
+    assert out.exit_code == 7 and "expired" in out.output
+
+
+def test_rotate_rm_status_mode(cli_home: Path) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    status = json.loads(run(cli_home, "--json", "vault", "status").output)
+    rotated = json.loads(run(cli_home, "--json", "vault", "rotate-key").output)
+    assert rotated["old_key_id"] == status["key_id"] and rotated["secrets"] == 1
+    assert run(cli_home, "vault", "mode", "API", "auto").exit_code == 0
+    got = run(cli_home, "secret", "get", "API", "--agent", "claude-code", "--reason", "now auto")
+    assert got.output.strip() == VALUE
+    assert run(cli_home, "vault", "rm", "API").exit_code == 0
+    assert json.loads(run(cli_home, "--json", "vault", "list").output) == []
+
+
+def test_reviewer_rules_from_the_cli(cli_home: Path) -> None:
+    out = run(
+        cli_home, "--json", "approvals", "reviewer", "--agents", "claude-code", "--max-allowed", "3"
+    )
+    rules = json.loads(out.output)
+    assert rules["agents"] == ["claude-code"] and rules["max_allowed"] == 3
+    out = run(cli_home, "--json", "approvals", "reviewer", "--agents", "*")
+    assert json.loads(out.output)["agents"] is None
+
+
+def test_locked_vault_without_keyring_says_what_to_do(
+    cli_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keyring.backends import fail
+
+    monkeypatch.setattr("keyring.core._keyring_backend", fail.Keyring())
+    out = run(cli_home, "--json", "vault", "set", "API", input=VALUE)
+    assert out.exit_code == 6
+    assert PASSPHRASE_ENV in json.loads(out.output.strip().splitlines()[-1])["message"]
+
+
+def test_agent_waits_in_a_subprocess_while_the_owner_answers(
+    cli_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`secret get --wait` in another process sees an answer given here."""
+    from keyring.backends import fail
+
+    passphrase = "a passphrase for this test"
+    monkeypatch.setattr("keyring.core._keyring_backend", fail.Keyring())
+    monkeypatch.setenv(PASSPHRASE_ENV, passphrase)
+    with Engine.open(cli_home) as eng:
+        eng.set_secret("API", VALUE)
+    env = {
+        **os.environ,
+        PASSPHRASE_ENV: passphrase,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "PYTHONPATH": str(ROOT),
+    }
+    code = "import sys; from app.cli.main import cli; cli(prog_name='tapemind')"
+    agent = subprocess.Popen(
+        [sys.executable, "-c", code, "--home", str(cli_home), "--json", "secret", "get", "API",
+         "--agent", "claude-code", "--reason", "waiting in a subprocess", "--wait", "60"],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        with Engine.open(cli_home) as eng:
+            deadline = time.monotonic() + 30
+            while not eng.access_requests(status="pending") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            [req] = eng.access_requests(status="pending")
+            assert req.reason == "waiting in a subprocess"
+            eng.answer_request(req.id, True, "once")
+        out, err = agent.communicate(timeout=60)
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+    assert agent.returncode == 0, err
+    assert json.loads(out)["value"] == VALUE
