@@ -11,7 +11,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCOMO = ROOT.parent / "shared" / "memory-benchmarks" / "locomo" / "locomo-dev5.json"
+LOCOMO_REL = Path("shared") / "memory-benchmarks" / "locomo" / "locomo-dev5.json"
+
+
+def _locomo_default() -> Path:
+    """shared/… beside the checkout, or beside one of its parents (worktrees)."""
+    for folder in ROOT.parents:
+        if (folder / LOCOMO_REL).is_file():
+            return folder / LOCOMO_REL
+    return ROOT.parent / LOCOMO_REL
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -23,10 +31,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.path.insert(0, str(ROOT))
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     if args[0] == "locomo" and "--data" not in args:
-        args[1:1] = ["--data", str(LOCOMO)]
-    from app.cli.main import cli
+        args[1:1] = ["--data", str(_locomo_default())]
+    from app.cli.base import State
+    from app.cli.bench_cmds import bench
 
-    cli.main(["bench", *args], prog_name="python -m bench")
+    bench.main(args, prog_name="python -m bench", obj=State(None, False))
 
 
 if __name__ == "__main__":

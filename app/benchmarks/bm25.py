@@ -1,8 +1,9 @@
 """A plain BM25 (Okapi, k1=1.2, b=0.75) over lowercased word tokens.
 
-The baseline the product's search must beat, independent of the product: no
-stop words, no stemming, no fusion. CJK runs count one token per character so
-the baseline is defined for Chinese text too.
+The baseline the product's search must beat, independent of the product's code:
+common English stop words dropped (as in the usual BM25 baselines; it gives the
+52 / 58 % reported for LoCoMo dev5), no stemming, no fusion, no neighbours. CJK
+runs count one token per character so the baseline is defined for Chinese too.
 """
 
 from __future__ import annotations
@@ -13,10 +14,17 @@ from collections import Counter
 from collections.abc import Sequence
 
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W_]+", re.UNICODE)
+_STOP_TEXT = """a an the and or but if of to in on at by for with about from as is are was were
+    be been being do does did have has had i you he she it we they me him her them my your
+    his its our their this that these those what which who whom when where why how would
+    could should can will shall may might must not no so than too very just also there here
+    into out up down over under again then once all any both each few more most other some
+    such only own same s t don now"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    return [t for t in _TOKEN.findall(text.lower()) if t not in STOP_WORDS]
 
 
 class BM25:
