@@ -85,19 +85,29 @@ def _bigrams(run: str) -> list[str]:
     return topical or grams
 
 
-def query_terms(query: str) -> list[str]:
-    """FTS5 query terms (each quoted, or an OR group) for a free-text query."""
+def query_groups(query: str) -> list[tuple[str, ...]]:
+    """The query's terms, each as the index tokens that count for it (a word and its
+    stem, or one CJK bigram or character), in order, without repeats."""
     words = _words(query)
     content = [w for w in words if _IS_CJK.match(w) or w not in STOP_WORDS]
-    terms: list[str] = []
+    groups: list[tuple[str, ...]] = []
     for word in content or words:
         if _IS_CJK.match(word) and len(word) > 1:
-            terms.extend(f'"{g}"' for g in _bigrams(word))
+            groups.extend((g,) for g in _bigrams(word))
             continue
         root = stem(word)
         # Rows indexed before stems were stored hold only the word itself.
-        terms.append(f'("{word}" OR "{root}")' if root != word else f'"{word}"')
-    return list(dict.fromkeys(terms))
+        groups.append((word, root) if root != word else (word,))
+    return list(dict.fromkeys(groups))
+
+
+def query_terms(query: str) -> list[str]:
+    """FTS5 query terms (each quoted, or an OR group) for a free-text query."""
+    out = []
+    for group in query_groups(query):
+        quoted = [f'"{t}"' for t in group]
+        out.append(quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})")
+    return out
 
 
 def match_expression(query: str, agent_id: int, *, any_term: bool = True) -> str | None:

@@ -32,6 +32,7 @@ from .intake import check_category
 from .memories import to_memory
 from .models import STATUSES, Memory, TapeEntry
 from .neighbours import NEIGHBOUR_POOL, smooth
+from .rerank import POOL, rescore
 from .runtime import Runtime, agent_row
 from .tape import to_entry
 
@@ -290,7 +291,11 @@ def search(
                 continue
             if mode in ("fulltext", "hybrid") and kind == "tape":
                 # Tape hits are smoothed over their thread (app.neighbours).
-                pool = fulltext_ids(s, arow, kind, query, f, max(want, NEIGHBOUR_POOL))
+                # Tape hits are re-scored with the agent's own statistics (app.rerank).
+                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL))
+                assert arow.id is not None
+                pool = rescore(s, arow.id, arow.next_seq - 1, query, pool)
+                pool = pool[: max(want, NEIGHBOUR_POOL)]
                 smoothed = smooth(s, pool, want, since=f.since, until=f.until)
                 lists[f"fulltext:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
                 extra_why.update({(kind, i): parts for i, _, parts in smoothed})

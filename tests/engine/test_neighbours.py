@@ -54,3 +54,26 @@ def test_time_filters_apply_to_neighbours(engine: Engine, clock) -> None:  # typ
     hits = engine.search("a", "lighthouses", scope="tape", mode="fulltext", since=since).hits
     assert [h.id for h in hits] == late
     assert early[0] not in {h.id for h in hits}
+
+
+def test_tape_ranking_uses_the_agents_own_statistics(engine: Engine) -> None:
+    """Another agent's text must not change how one agent's tape ranks."""
+    engine.add_agent("a")
+    snake = _turns(engine, "t1", ["python snake"])[0]
+    garden = _turns(engine, "t2", ["garden tools garden shed"])[0]
+
+    def order() -> list[int]:
+        hits = engine.search("a", "python garden", scope="tape", mode="fulltext").hits
+        return [h.id for h in hits]
+
+    before = order()
+    assert before == [garden, snake]
+    engine.add_agent("b")  # b talks about gardens all day: "garden" is common home-wide
+    engine.append(
+        "b",
+        [
+            {"thread": "x", "kind": "message", "role": "user", "text": f"garden note {i}"}
+            for i in range(60)
+        ],
+    )
+    assert order() == before
