@@ -9,9 +9,15 @@ its history a local SQLite file. mem0 is a bench-only dependency
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 from typing import Any
+
+# mem0 reads MEM0_TELEMETRY when it is first imported, and chromadb (its vector
+# store) reads ANONYMIZED_TELEMETRY: both off before anything imports them.
+os.environ["MEM0_TELEMETRY"] = "False"
+os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
 INSTALL_HINT = "mem0 is not installed: pip install 'tapemind[bench]' (or pip install mem0ai)"
 
@@ -19,11 +25,7 @@ _EMBEDDERS: dict[str, Any] = {}  # embedder objects handed to the adapter by key
 
 
 def available() -> bool:
-    try:
-        import mem0  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("mem0") is not None
 
 
 class _Adapter:
@@ -52,9 +54,7 @@ class _NoLLM:
 
 def make_memory(folder: Path, embedder: Any) -> Any:
     """A mem0 Memory in `folder`, embedding with `embedder` (a tapemind Embedder)."""
-    os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", str(folder / "mem0-dir"))
-    os.environ["ANONYMIZED_TELEMETRY"] = "False"
     from mem0 import Memory
     from mem0.utils.factory import EmbedderFactory, LlmFactory
 

