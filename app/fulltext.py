@@ -12,9 +12,10 @@ A query is turned into the same tokens, as OR'ed terms ranked by bm25:
 - English stop words ("what", "did", "the") are dropped, unless the query has
   nothing else;
 - a CJK run of two or more characters (a Chinese question has no spaces, so a
-  run is often a whole clause) becomes its bigrams, each a term; bigrams made
-  with a grammatical particle (的, 了, 吗, 什么…) are dropped unless nothing is
-  left. Documents holding more of the query's words rank first.
+  run is often a whole clause) becomes its bigrams and its single characters,
+  each a term; those made with a grammatical particle (的, 了, 吗, 什么…) are
+  dropped unless nothing is left. Documents holding more of the query's words
+  rank first (bigrams weigh more than characters, being rarer).
 
 Every token string starts with an agent token, so a MATCH can be restricted to
 one agent inside the index itself.
@@ -94,6 +95,9 @@ def query_groups(query: str) -> list[tuple[str, ...]]:
     for word in content or words:
         if _IS_CJK.match(word) and len(word) > 1:
             groups.extend((g,) for g in _bigrams(word))
+            # Single characters too: a question seldom repeats the stored wording, and
+            # a shared character (茶 in 绿茶 / 红茶) is weak evidence that bm25 weighs.
+            groups.extend((c,) for c in word if c not in CJK_PARTICLES)
             continue
         root = stem(word)
         # Rows indexed before stems were stored hold only the word itself.

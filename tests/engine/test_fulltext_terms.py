@@ -41,7 +41,8 @@ def test_a_chinese_question_finds_words_that_are_not_contiguous_in_it(engine: En
 
 
 def test_query_terms_drop_particles_but_never_everything() -> None:
-    assert query_terms("喝什么咖啡") == ['"咖啡"']  # 喝什, 什么, 么咖 hold particles
+    # 喝什, 什么, 么咖 hold particles; the characters count as weaker terms.
+    assert query_terms("喝什么咖啡") == ['"咖啡"', '"喝"', '"咖"', '"啡"']
     assert query_terms("什么") == ['"什么"']
     assert query_terms("hiking boots") == ['("hiking" OR "hike")', '("boots" OR "boot")']
 
