@@ -1,6 +1,7 @@
 """Neighbouring turns: a tape entry is scored with the entries around it.
 
-A conversation spreads one topic over several short turns: a question's words
+Used for full-text and semantic hits alike. A conversation spreads one topic
+over several short turns: a question's words
 sit in one turn and the answer in the next ("Did you go anywhere nice?" /
 "Yes, Yosemite with the kids"). So full-text hits on the tape are smoothed over
 their thread: an entry's score is its own bm25 plus, for each of the W nearest
@@ -60,10 +61,12 @@ def smooth(
     *,
     since: Any = None,
     until: Any = None,
+    label: str = "fulltext",
 ) -> list[tuple[int, float, dict[str, float]]]:
-    """Re-rank full-text tape hits (id, score) with their neighbours' scores.
+    """Re-rank tape hits (id, score >= 0) with their neighbours' scores.
 
-    Returns the best `n` as (id, smoothed score, score parts)."""
+    Returns the best `n` as (id, smoothed score, score parts): the hit's own score
+    under `label` and, when its neighbours added to it, "neighbours"."""
     own = dict(hits)
     extra: dict[int, float] = {}
     by_hit: dict[int, list[tuple[int, int]]] = {}
@@ -83,7 +86,7 @@ def smooth(
     scored.sort(key=lambda p: (-p[1], -own.get(p[0], 0.0), p[0]))
     out = []
     for i, total in scored[:n]:
-        parts = {"fulltext": round(own.get(i, 0.0), 4)}
+        parts = {label: round(own.get(i, 0.0), 4)}
         if i in extra:
             parts["neighbours"] = round(extra[i], 4)
         out.append((i, total, parts))

@@ -290,24 +290,48 @@ def search(
                 ]
                 continue
             if mode in ("fulltext", "hybrid") and kind == "tape":
-                # Tape hits are smoothed over their thread (app.neighbours).
-                # Tape hits are re-scored with the agent's own statistics (app.rerank).
+                # Tape hits are re-scored with the agent's own statistics (app.rerank),
+                # then smoothed over their thread (app.neighbours).
                 pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL))
                 assert arow.id is not None
                 pool = rescore(s, arow.id, arow.next_seq - 1, query, pool)
-                pool = pool[: max(want, NEIGHBOUR_POOL)]
-                smoothed = smooth(s, pool, want, since=f.since, until=f.until)
+                smoothed = smooth(
+                    s, pool[: max(want, NEIGHBOUR_POOL)], want, since=f.since, until=f.until
+                )
                 lists[f"fulltext:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
-                extra_why.update({(kind, i): parts for i, _, parts in smoothed})
+                for i, _, parts in smoothed:
+                    extra_why.setdefault((kind, i), {}).update(parts)
             elif mode in ("fulltext", "hybrid"):
                 lists[f"fulltext:{kind}"] = [
                     ((kind, i), sc) for i, sc in fulltext_ids(s, arow, kind, query, f, want)
                 ]
             if mode in ("semantic", "hybrid") and retrieval is not None:
-                lists[f"semantic:{kind}"] = [
-                    ((kind, i), sc)
-                    for i, sc in retrieval.semantic_ids(s, arow, kind, query, f, want)
-                ]
+                if kind == "tape":
+                    # Semantic tape hits are smoothed over their thread too.
+                    near = retrieval.semantic_ids(
+                        s, arow, kind, query, f, max(want, NEIGHBOUR_POOL)
+                    )
+                    smoothed = smooth(
+                        s,
+                        [(i, max(sc, 0.0)) for i, sc in near],
+                        want,
+                        since=f.since,
+                        until=f.until,
+                        label="semantic",
+                    )
+                    lists[f"semantic:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
+                    for i, _, parts in smoothed:
+                        extra_why.setdefault((kind, i), {}).update(
+                            {
+                                f"semantic_{k}" if k == "neighbours" else k: v
+                                for k, v in parts.items()
+                            }
+                        )
+                else:
+                    lists[f"semantic:{kind}"] = [
+                        ((kind, i), sc)
+                        for i, sc in retrieval.semantic_ids(s, arow, kind, query, f, want)
+                    ]
         fused = fuse(
             {
                 name.split(":")[0] if len(kinds) == 1 else name: items

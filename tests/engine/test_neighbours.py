@@ -77,3 +77,41 @@ def test_tape_ranking_uses_the_agents_own_statistics(engine: Engine) -> None:
         ],
     )
     assert order() == before
+
+
+class _KeywordVectors:
+    """A stand-in for the vector index: entries holding `word` are 'similar' (0.9)."""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def semantic_ids(self, s, arow, kind, query, f, n):  # type: ignore[no-untyped-def]
+        from sqlalchemy import text
+
+        rows = s.connection().execute(
+            text("SELECT id, content FROM tape_entries WHERE agent_id = :a ORDER BY id"),
+            {"a": arow.id},
+        )
+        return [(int(i), 0.9) for i, body in rows if self.word in body][:n]
+
+
+def test_semantic_tape_hits_are_smoothed_and_fused_with_full_text(engine: Engine) -> None:
+    engine.add_agent("a")
+    ids = _turns(
+        engine,
+        "s",
+        ["hello", "We adopted a beagle puppy.", "What a cute dog!", "bye", "see you"],
+    )
+    engine._runtime.services["retrieval"] = _KeywordVectors("beagle")
+    sem = engine.search("a", "dog breed", scope="tape", mode="semantic").hits
+    assert sem[0].id == ids[1] and sem[0].why["semantic"] == 0.9
+    by_id = {h.id: h for h in sem}
+    assert by_id[ids[2]].why["semantic_neighbours"] > 0  # the reply, through its neighbour
+    hybrid = engine.search("a", "dog breed", scope="tape", mode="hybrid").hits
+    # "cute dog" matches the words and neighbours the semantic hit; the beagle turn is
+    # the semantic hit and neighbours the word match: both lead, with every score part.
+    assert {h.id for h in hybrid[:2]} == {ids[1], ids[2]}
+    why = {h.id: h.why for h in hybrid}
+    assert why[ids[1]]["semantic"] == 0.9 and why[ids[1]]["neighbours"] > 0
+    assert why[ids[2]]["fulltext"] > 0 and why[ids[2]]["semantic_neighbours"] > 0
+    assert all("rrf" in w for w in why.values())
