@@ -34,7 +34,7 @@ def semantic_available(engine: Engine) -> bool:
 
 def drain_index(engine: Engine) -> int:
     """Embed the whole backlog now (if the home has an indexer); rows embedded."""
-    for name in ("index_run", "drain_index", "run_index"):
+    for name in ("run_indexer", "index_run", "drain_index"):
         method = getattr(engine, name, None)
         if callable(method):
             result = method()
