@@ -209,6 +209,8 @@ def run(
         }
         with tempfile.TemporaryDirectory() as tmp:
             row["tapemind"] = measure_tapemind(size, items, qs, emb, Path(tmp))
+            if progress:
+                progress(f"{size}: tapemind {json.dumps(row['tapemind'])}")
             drain = row["tapemind"]["drain"]["rows_per_s"]
             raw = row["raw_embed_rows_per_s"]
             row["drain_vs_raw"] = round(drain / raw, 3) if raw and drain else None
@@ -221,7 +223,7 @@ def run(
                 }
         rows.append(row)
         if progress:
-            progress(f"{size}: done")
+            progress(f"{size}: done {json.dumps(row.get('mem0'))}")
     return {
         "bench": "latency",
         "embedder": getattr(emb, "name", None),

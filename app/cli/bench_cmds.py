@@ -14,6 +14,10 @@ from .base import State, json_option, pass_state
 from .output import emit_json
 
 
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
 def _emit(state: State, report: dict[str, Any], render: Any) -> None:
     if state.as_json:
         emit_json(report)
@@ -51,7 +55,11 @@ def locomo(
     from ..benchmarks import locomo as bench_locomo
 
     report = bench_locomo.run(
-        data, mode=mode, limit_conversations=limit_conversations, max_turns=max_turns
+        data,
+        mode=mode,
+        limit_conversations=limit_conversations,
+        max_turns=max_turns,
+        progress=_progress,
     )
     _emit(state, report, bench_locomo.render)
 
