@@ -122,7 +122,7 @@ def test_locomo_command_prints_json_with_the_documented_keys(tmp_path: Path) -> 
         cli, ["bench", "locomo", "--data", str(data), "--json", "--max-turns", "3"]
     )
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert set(report["overall"]) == {"recall@5", "recall@10"}
     assert set(report["baseline_bm25"]) == {"recall@5", "recall@10"}
     assert report["turns"] == 3 and report["questions"] == 2  # session 2 truncated away
@@ -180,7 +180,7 @@ def test_retrieval_command_reports_every_mode(tmp_path: Path) -> None:
     folder = _retrieval_dir(tmp_path)
     result = CliRunner().invoke(cli, ["bench", "retrieval", "--data-dir", str(folder), "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert set(report["modes"]) == {"fulltext", "semantic", "hybrid"}
 
 
