@@ -115,3 +115,15 @@ def test_semantic_tape_hits_are_smoothed_and_fused_with_full_text(engine: Engine
     assert why[ids[1]]["semantic"] == 0.9 and why[ids[1]]["neighbours"] > 0
     assert why[ids[2]]["fulltext"] > 0 and why[ids[2]]["semantic_neighbours"] > 0
     assert all("rrf" in w for w in why.values())
+
+
+def test_weighted_fusion_lets_the_heavier_list_lead() -> None:
+    from app.search import RRF_K, fuse
+
+    lists = {"fulltext": [(1, 3.0), (2, 1.0)], "semantic": [(2, 0.9), (1, 0.2)]}
+    even = fuse(lists)
+    assert even[0][1] == even[1][1]  # a tie: each list puts one first
+    weighted = fuse(lists, {"semantic": 0.5})
+    assert [k for k, _, _ in weighted] == [1, 2]
+    assert weighted[0][1] == 1 / (RRF_K + 1) + 0.5 / (RRF_K + 2)
+    assert weighted[0][2] == {"fulltext": 3.0, "semantic": 0.2, "rrf": round(weighted[0][1], 5)}
