@@ -15,12 +15,23 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## Seed a demo home (once) and open the product on it.
+## Seed a demo home (once) and open the desktop app on it. Without a screen, print the
+## demo home's state and save a screenshot of the dashboard instead.
+## The demo vault uses this passphrase where no OS keyring exists (demo only!).
+DEMO_PASSPHRASE ?= tapemind-demo
 run: setup
-	@test -f $(DEMO_HOME)/tapemind.db || $(BIN)/tapemind --home $(DEMO_HOME) demo
-	$(BIN)/tapemind --home $(DEMO_HOME) agent list
-	$(BIN)/tapemind --home $(DEMO_HOME) memory list --agent claude-code --limit 10
-	$(BIN)/tapemind --home $(DEMO_HOME) memory list --agent deepchat --limit 10
+	@export TAPEMIND_VAULT_PASSPHRASE=$(DEMO_PASSPHRASE); \
+	test -f $(DEMO_HOME)/tapemind.db || $(BIN)/tapemind --home $(DEMO_HOME) demo; \
+	if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(BIN)/tapemind-desktop --home $(DEMO_HOME); \
+	else \
+		echo "No screen here: the demo home's state, and a picture of the app."; \
+		$(BIN)/tapemind --home $(DEMO_HOME) agent list; \
+		$(BIN)/tapemind --home $(DEMO_HOME) health; \
+		QT_QPA_PLATFORM=offscreen $(BIN)/tapemind-desktop --home $(DEMO_HOME) \
+			--screenshot $(DEMO_HOME)/dashboard.png && \
+		echo "Saved $(DEMO_HOME)/dashboard.png (open it, or run make run on a desktop)."; \
+	fi
 
 ## Run every test (Qt offscreen); the real-keyring tests run in CI under dbus.
 test: setup
@@ -39,3 +50,16 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) build dist
+
+## Build dist/tapemind/ (the `tapemind` CLI and `tapemind-desktop`, one PyInstaller folder)
+## and run the bundle's smoke test on a temporary home. See packaging/README.md.
+PKG_STAMP := $(VENV)/.installed-package
+
+$(PKG_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[package]'
+	touch $(PKG_STAMP)
+
+package: $(PKG_STAMP)
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist \
+		--workpath build/pyinstaller packaging/tapemind.spec
+	bash packaging/smoke_test.sh dist/tapemind

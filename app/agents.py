@@ -12,8 +12,10 @@ from sqlmodel import select
 
 from .clock import from_iso
 from .db.schema import AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow
+from .db.store import dbapi
 from .errors import InvalidInput
 from .events import record
+from .fulltext import FTS_TABLES, purge
 from .models import PERMISSION_MODES, Agent, AgentSettings
 from .runtime import Runtime, agent_row
 
@@ -138,10 +140,13 @@ def remove(rt: Runtime, name: str) -> dict[str, int]:
             "DELETE FROM tape_fts WHERE rowid IN (SELECT id FROM tape_entries WHERE agent_id = ?)",
             (row.id,),
         )
+        for fts in FTS_TABLES:
+            purge(dbapi(s), fts)
         s.execute(delete(EmbedQueueRow).where(EmbedQueueRow.agent_id == row.id))
         s.delete(row)
         counts = {"tape_entries": entries, "memories": memories}
         record(
             s, rt.now_iso(), "agent.remove", agent=name, actor="owner", ids=[row.id], counts=counts
         )
-        return counts
+    rt.store.checkpoint()
+    return counts

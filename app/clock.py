@@ -43,7 +43,13 @@ def to_iso(when: datetime) -> str:
     """Stored form of a time: UTC, microseconds, 'Z' suffix; sorts as text."""
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = when.astimezone(UTC)
+    # Not strftime("%Y"): glibc does not zero-pad years before 1000, and
+    # "907-06-20…" would neither parse back nor sort as text.
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"
+        f"{utc.second:02d}.{utc.microsecond:06d}Z"
+    )
 
 
 def from_iso(text: str) -> datetime:

@@ -454,3 +454,18 @@ class Engine:
         """Change reviewer rules: agents, secrets, require_reason, min_reason_chars,
         max_allowed, window_seconds, llm_url, llm_model, llm_timeout, llm_api_key_secret."""
         return reviewer.configure(self._vault, **rules)
+
+    # -- MCP access tokens and the host (branch mcp) ----------------------------
+
+    def agent_token(self, name: str, *, rotate: bool = False) -> AgentToken:
+        """The agent's MCP bearer token (issued on first use; a new one with `rotate`)."""
+        return _access_tokens.get_or_issue(self._rt, name, rotate=rotate)
+
+    def agent_for_token(self, token: str) -> str | None:
+        """The agent a bearer token belongs to, or None for a wrong or rotated token."""
+        return _access_tokens.agent_for_token(self._rt, token)
+
+
+# Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
+from . import access_tokens as _access_tokens  # noqa: E402
+from .access_tokens import AgentToken  # noqa: E402

@@ -18,10 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert
 from sqlmodel import Session
 
-from .db.schema import AuditRow
+from .db.store import dbapi
 
 log = logging.getLogger(__name__)
 
@@ -91,16 +90,10 @@ def record(
     if len(ids) > MAX_AUDIT_IDS:
         counts.setdefault("ids_total", len(ids))
         ids = ids[:MAX_AUDIT_IDS]
-    session.execute(
-        insert(AuditRow),
-        {
-            "at": at,
-            "agent": agent,
-            "actor": actor,
-            "action": action,
-            "object_ids": json.dumps(ids),
-            "counts": json.dumps(counts, sort_keys=True),
-        },
+    dbapi(session).execute(
+        "INSERT INTO audit (at, agent, actor, action, object_ids, counts) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (at, agent, actor, action, json.dumps(ids), json.dumps(counts, sort_keys=True)),
     )
     pending: list[Event] = session.info.setdefault("events", [])
     pending.append(Event(event_name(action), agent, tuple(ids), counts))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from pathlib import Path
 
 import platformdirs
@@ -36,6 +37,7 @@ def check_openable(home: Path, *, create: bool) -> None:
     if home.exists() and not home.is_dir():
         raise HomeError(f"{home} is a file, not a Tapemind home directory.")
     if db_path(home).exists():
+        check_database(db_path(home))
         return
     if not create:
         if home.exists() and any(home.iterdir()):
@@ -56,3 +58,34 @@ def check_openable(home: Path, *, create: bool) -> None:
     home.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(OSError):
         home.chmod(0o700)  # memories and the tape are private to the owner
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_database(db: Path) -> None:
+    """Refuse a `tapemind.db` that is not ours before anything opens it for writing
+    (opening switches a database to WAL mode, which would change a stranger's file)."""
+    fix = "Point --home or TAPEMIND_HOME at your Tapemind home; nothing was changed."
+    if not db.is_file():
+        raise HomeError(f"{db} is not a database file. {fix}")
+    try:
+        with db.open("rb") as handle:
+            head = handle.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise HomeError(f"Cannot read {db}: {exc.strerror}. {fix}") from None
+    if not head:
+        return  # an empty file is an empty database: the migrations make it a home
+    if head != _SQLITE_MAGIC:
+        raise HomeError(f"{db} is not a Tapemind database (not SQLite at all). {fix}")
+    conn = sqlite3.connect(db)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        raise HomeError(f"{db} is not a readable Tapemind database ({exc}). {fix}") from None
+    finally:
+        conn.close()
+    if tables and "migrations" not in tables:
+        raise HomeError(
+            f"{db} is an SQLite database of another program (it has no Tapemind migrations). {fix}"
+        )

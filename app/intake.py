@@ -104,6 +104,12 @@ def check_importance(importance: float) -> None:
 def check_text(text: str) -> str:
     """Return the text to store (stripped), or raise Refused with the reason."""
     stripped = text.strip()
+    try:
+        stripped.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            "The text is not valid Unicode (it holds a lone surrogate); send UTF-8 text."
+        ) from None
     if not stripped:
         raise Refused("The memory text is empty: say the conclusion in a sentence.", code="empty")
     if len(stripped) > MAX_MEMORY_CHARS:

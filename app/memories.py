@@ -10,6 +10,7 @@ without provenance.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -28,9 +29,10 @@ from .db.schema import (
     ProvenanceRow,
     TapeEntryRow,
 )
+from .db.store import dbapi
 from .errors import InvalidInput, NotFound, Refused
 from .events import record
-from .fulltext import index_tokens
+from .fulltext import index_tokens, purge
 from .models import (
     STATUSES,
     Memory,
@@ -40,8 +42,8 @@ from .models import (
     NewEntry,
     RememberResult,
 )
-from .runtime import Runtime, agent_row
-from .tape import append_in, to_entry
+from .runtime import AgentLike, Runtime, agent_ref, agent_row
+from .tape import append_in, label, to_entry
 from .textnorm import memory_hash
 
 MAX_LIST = 1000
@@ -87,21 +89,20 @@ def _owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[Memory
 
 
 def index_memory_text(s: Session, memory_id: int, body: str, agent_id: int, now: str) -> None:
-    """(Re)write a memory's full-text row and queue it for embedding."""
-    conn = s.connection()
-    conn.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
+    """(Re)write a memory's full-text row and queue it for embedding. The delete
+    runs for new memories too: ids are max+1, so a stale row may hold the id."""
+    db = dbapi(s)
+    db.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
     if body:
-        conn.execute(
-            text("INSERT INTO memory_fts (rowid, tokens) VALUES (:id, :tokens)"),
-            {"id": memory_id, "tokens": index_tokens(body, agent_id)},
+        db.execute(
+            "INSERT INTO memory_fts (rowid, tokens) VALUES (?, ?)",
+            (memory_id, index_tokens(body, agent_id)),
         )
-    conn.execute(
-        text(
-            "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) "
-            "VALUES ('memory', :id, :agent, :now) "
-            "ON CONFLICT (kind, item_id) DO UPDATE SET enqueued_at = excluded.enqueued_at"
-        ),
-        {"id": memory_id, "agent": agent_id, "now": now},
+    db.execute(
+        "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) "
+        "VALUES ('memory', ?, ?, ?) "
+        "ON CONFLICT (kind, item_id) DO UPDATE SET enqueued_at = excluded.enqueued_at",
+        (memory_id, agent_id, now),
     )
 
 
@@ -115,32 +116,96 @@ def unindex_memory(s: Session, memory_id: int) -> None:
     )
 
 
-def _check_sources(s: Session, arow: AgentRow, sources: Sequence[int]) -> list[TapeEntryRow]:
-    rows: list[TapeEntryRow] = []
+@dataclass(frozen=True)
+class _Source:
+    id: int
+    thread: str
+    turn: str | None
+    user: str | None
+
+
+def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[_Source]:
+    db = dbapi(s)
+    rows: list[_Source] = []
     for entry_id in dict.fromkeys(sources):
-        row = s.get(TapeEntryRow, int(entry_id))
-        if row is None or row.agent_id != arow.id:
+        found = db.execute(
+            "SELECT id, thread, turn, user FROM tape_entries WHERE id = ? AND agent_id = ?",
+            (int(entry_id), arow.id),
+        ).fetchone()
+        if found is None:
             raise Refused(
                 f"Source entry {entry_id} is not on agent {arow.name!r}'s tape (it does not "
                 "exist or belongs to another agent). Cite entries returned by append or tape.",
                 code="unknown_source",
             )
-        rows.append(row)
+        rows.append(_Source(*found))
     return rows
 
 
-def _check_parents(s: Session, arow: AgentRow, parents: Sequence[int]) -> list[int]:
+def _check_parents(
+    s: Session, arow: AgentLike, parents: Sequence[int], *, what: str = "Parent memory"
+) -> list[int]:
+    db = dbapi(s)
     out: list[int] = []
     for memory_id in dict.fromkeys(parents):
-        row = s.get(MemoryRow, int(memory_id))
-        if row is None or row.agent_id != arow.id:
+        found = db.execute(
+            "SELECT id FROM memories WHERE id = ? AND agent_id = ?", (int(memory_id), arow.id)
+        ).fetchone()
+        if found is None:
             raise Refused(
-                f"Parent memory {memory_id} is not a memory of agent {arow.name!r} (it does not "
+                f"{what} {memory_id} is not a memory of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent).",
                 code="unknown_parent",
             )
-        out.append(row.id)
+        out.append(int(found[0]))
     return out
+
+
+_MEMORY_COLUMNS = (
+    "id, category, text, content_hash, importance, confidence, status, version, thread, "
+    "user, created_at, updated_at, recall_count, use_count, last_recalled_at, last_used_at, "
+    "archived_at, superseded_by"
+)
+
+
+def _raw_memory(r: Sequence[Any], agent: str) -> Memory:
+    """A Memory from a row selected with `_MEMORY_COLUMNS` (no ORM on hot paths)."""
+    return Memory(
+        id=r[0],
+        agent=agent,
+        category=r[1],
+        text=r[2],
+        content_hash=r[3],
+        importance=r[4],
+        confidence=r[5],
+        status=r[6],
+        version=r[7],
+        thread=r[8],
+        user=r[9],
+        created_at=from_iso(r[10]),
+        updated_at=from_iso(r[11]),
+        recall_count=r[12],
+        use_count=r[13],
+        last_recalled_at=_t(r[14]),
+        last_used_at=_t(r[15]),
+        archived_at=_t(r[16]),
+        superseded_by=r[17],
+    )
+
+
+def is_forgotten(s: Session, agent_id: int, digest: str) -> bool:
+    """Whether the owner forgot a memory of this agent that ever had this text
+    (any version: an edited-then-forgotten memory tombstones all its texts)."""
+    found = (
+        dbapi(s)
+        .execute(
+            "SELECT 1 FROM memories m JOIN memory_versions v ON v.memory_id = m.id "
+            "WHERE m.agent_id = ? AND m.status = 'forgotten' AND v.content_hash = ? LIMIT 1",
+            (agent_id, digest),
+        )
+        .fetchone()
+    )
+    return found is not None
 
 
 def remember(
@@ -168,57 +233,52 @@ def remember(
     intake.check_importance(importance)
     intake.check_importance(confidence)
     body = intake.check_text(rt.redact(body))
+    thread = label(thread, "thread", "remember", required=False)
+    turn = label(turn, "turn", "remember", required=False)
+    user = label(user, "user", "remember", required=False)
     digest = memory_hash(body)
     now = rt.now_iso()
     with rt.write() as s:
-        arow = agent_row(s, agent)
+        db = dbapi(s)
+        arow = agent_ref(s, agent)
         assert arow.id is not None
         src_rows = _check_sources(s, arow, sources)
         parent_ids = _check_parents(s, arow, parents)
-        same = s.exec(
-            select(MemoryRow)
-            .where(MemoryRow.agent_id == arow.id, MemoryRow.content_hash == digest)
-            .order_by(col(MemoryRow.id))
-        ).all()
-        if any(r.status == "forgotten" for r in same):
+        if is_forgotten(s, arow.id, digest):
             raise Refused(
                 "The owner asked to forget this memory; it will not be learned again.",
                 code="forgotten",
             )
-        live = [r for r in same if r.status in ("active", "archived")]
-        if live:
-            target = live[0]
-            target.last_reinforced_at = now
-            s.add(target)
-            record(s, now, "memory.duplicate", agent=agent, actor=actor, ids=[target.id])
+        live = db.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE agent_id = ? AND content_hash = ? "
+            "AND status IN ('active', 'archived') ORDER BY id LIMIT 1",
+            (arow.id, digest),
+        ).fetchone()
+        if live is not None:
+            target_id = int(live[0])
+            db.execute("UPDATE memories SET last_reinforced_at = ? WHERE id = ?", (now, target_id))
+            record(s, now, "memory.duplicate", agent=agent, actor=actor, ids=[target_id])
             return RememberResult(
                 decision="duplicate",
-                memory=to_memory(target, agent),
-                target_id=target.id,
-                reason=f"Exact duplicate of memory {target.id} (same text once normalised); "
+                memory=_raw_memory(live, agent),
+                target_id=target_id,
+                reason=f"Exact duplicate of memory {target_id} (same text once normalised); "
                 "nothing stored, the existing memory was reinforced.",
                 arbiter="hash",
                 source_ids=tuple(r.id for r in src_rows),
             )
         if not src_rows:
-            appended = append_in(
-                rt,
-                s,
-                arow,
-                [
-                    NewEntry(
-                        thread=thread or "remember",
-                        turn=turn,
-                        user=user,
-                        kind="event",
-                        role="system",
-                        text=f"remember [{category}]: {body}",
-                        meta={"call": "remember"},
-                    )
-                ],
-                actor,
+            call = NewEntry(
+                thread=thread or "remember",
+                turn=turn,
+                user=user,
+                kind="event",
+                role="system",
+                text=f"remember [{category}]: {body}",
+                meta={"call": "remember"},
             )
-            src_rows = [s.get(TapeEntryRow, appended.ids[0])]  # type: ignore[list-item]
+            appended = append_in(rt, s, arow, [call], actor)
+            src_rows = [_Source(appended.ids[0], call.thread, call.turn, call.user)]
         first = src_rows[0]
         memory = store_new(
             rt,
@@ -249,7 +309,7 @@ def remember(
 def store_new(
     rt: Runtime,
     s: Session,
-    arow: AgentRow,
+    arow: AgentLike,
     body: str,
     category: str,
     digest: str,
@@ -269,54 +329,37 @@ def store_new(
     Memories the agent reported using in `turn` become its `derived` parents.
     """
     assert arow.id is not None
+    db = dbapi(s)
     now = rt.now_iso()
-    new_id = int(s.exec(select(func.coalesce(func.max(MemoryRow.id), 0))).one()) + 1
-    row = MemoryRow(
-        id=new_id,
-        agent_id=arow.id,
-        category=category,
-        text=body,
-        content_hash=digest,
-        importance=importance,
-        confidence=confidence,
-        status="active",
-        version=1,
-        thread=thread,
-        turn=turn,
-        user=user,
-        created_at=now,
-        updated_at=now,
+    new_id = int(db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0]) + 1
+    db.execute(
+        "INSERT INTO memories (id, agent_id, category, text, content_hash, importance, "
+        "confidence, status, version, thread, turn, user, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?, ?, ?, ?)",
+        (
+            *(new_id, arow.id, category, body, digest, importance, confidence),
+            *(thread, turn, user, now, now),
+        ),
     )
-    s.add(row)
-    s.flush()
-    s.execute(
-        insert(MemoryVersionRow),
-        {
-            "memory_id": new_id,
-            "version": 1,
-            "text": body,
-            "content_hash": digest,
-            "changed_at": now,
-            "changed_by": actor,
-            "reason": "created",
-        },
+    db.execute(
+        "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
+        "changed_by, reason) VALUES (?, 1, ?, ?, ?, ?, 'created')",
+        (new_id, body, digest, now, actor),
     )
-    s.execute(insert(ProvenanceRow), [{"memory_id": new_id, "entry_id": e} for e in source_ids])
+    db.executemany(
+        "INSERT INTO provenance (memory_id, entry_id) VALUES (?, ?)",
+        [(new_id, e) for e in dict.fromkeys(source_ids)],
+    )
     links = {(p, relation) for p in parent_ids}
     if turn:
-        used = s.exec(
-            select(MemoryUseRow.memory_id).where(
-                MemoryUseRow.agent_id == arow.id, MemoryUseRow.turn == turn
-            )
-        ).all()
-        links.update((m, "derived") for m in used if m != new_id)
+        used = db.execute(
+            "SELECT memory_id FROM memory_uses WHERE agent_id = ? AND turn = ?", (arow.id, turn)
+        ).fetchall()
+        links.update((m, "derived") for (m,) in used if m != new_id)
     if links:
-        s.execute(
-            insert(LineageRow),
-            [
-                {"child_id": new_id, "parent_id": p, "relation": r, "created_at": now}
-                for p, r in sorted(links)
-            ],
+        db.executemany(
+            "INSERT INTO lineage (child_id, parent_id, relation, created_at) VALUES (?, ?, ?, ?)",
+            [(new_id, p, r, now) for p, r in sorted(links)],
         )
     index_memory_text(s, new_id, body, arow.id, now)
     record(
@@ -328,7 +371,28 @@ def store_new(
         ids=[new_id],
         counts={"sources": len(source_ids), "parents": len(links)},
     )
-    return to_memory(row, arow.name)
+    created = from_iso(now)
+    return Memory(
+        id=new_id,
+        agent=arow.name,
+        category=category,
+        text=body,
+        content_hash=digest,
+        importance=importance,
+        confidence=confidence,
+        status="active",
+        version=1,
+        thread=thread,
+        user=user,
+        created_at=created,
+        updated_at=created,
+        recall_count=0,
+        use_count=0,
+        last_recalled_at=None,
+        last_used_at=None,
+        archived_at=None,
+        superseded_by=None,
+    )
 
 
 def _links(s: Session, memory_id: int, *, parents: bool) -> tuple[MemoryLink, ...]:
@@ -377,7 +441,7 @@ def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetai
         )
 
 
-def _filters(arow: AgentRow, category: str | None, status: str | None) -> list[Any]:
+def _filters(arow: AgentLike, category: str | None, status: str | None) -> list[Any]:
     if category is not None:
         intake.check_category(category)
     if status is not None and status not in STATUSES:
@@ -399,19 +463,38 @@ def list_(
     limit: int = 50,
     offset: int = 0,
 ) -> list[Memory]:
-    """One page of an agent's memories, newest first."""
+    """One page of an agent's memories, newest first.
+
+    The indexes are (agent, status, id) and (agent, category, status, id), so
+    "newest first across statuses" is one index walk per status, merged; a
+    plain ORDER BY would sort every memory of the agent (25 ms at 100k)."""
     if limit <= 0 or offset < 0:
         raise InvalidInput("limit must be positive and offset not negative.")
+    if category is not None:
+        intake.check_category(category)
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)}.")
+    limit = min(limit, MAX_LIST)
     with rt.read() as s:
-        arow = agent_row(s, agent)
-        rows = s.exec(
-            select(MemoryRow)
-            .where(*_filters(arow, category, status))
-            .order_by(col(MemoryRow.id).desc())
-            .limit(min(limit, MAX_LIST))
-            .offset(offset)
-        ).all()
-        return [to_memory(r, agent) for r in rows]
+        arow = agent_ref(s, agent)
+        where = "agent_id = ?" + (" AND category = ?" if category is not None else "")
+        args: list[Any] = [arow.id] + ([category] if category is not None else [])
+        parts, params = [], []
+        for one in [status] if status is not None else STATUSES:
+            parts.append(
+                f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
+                f"WHERE {where} AND status = ? ORDER BY id DESC LIMIT ?)"
+            )
+            params += [*args, one, offset + limit]
+        rows = (
+            dbapi(s)
+            .execute(
+                " UNION ALL ".join(parts) + " ORDER BY id DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            )
+            .fetchall()
+        )
+        return [_raw_memory(r, agent) for r in rows]
 
 
 def count(
@@ -438,6 +521,10 @@ def edit(
     body = body.strip()
     if not body:
         raise InvalidInput("The new text is empty; to remove a memory use `tapemind forget`.")
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("The new text is not valid Unicode (a lone surrogate).") from None
     if len(body) > intake.MAX_MEMORY_CHARS:
         raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
     body = rt.redact(body)
@@ -493,8 +580,46 @@ def forget(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Memory:
             .values(text="")
         )
         unindex_memory(s, memory_id)
-        record(s, now, "memory.forget", agent=owner, actor=actor, ids=[memory_id])
-        return to_memory(row, owner)
+        purge(dbapi(s), "memory_fts")
+        erased = _erase_remember_calls(s, memory_id, now)
+        if erased:
+            purge(dbapi(s), "tape_fts")
+            record(s, now, "tape.erase", agent=owner, actor=actor, ids=erased)
+        record(
+            s,
+            now,
+            "memory.forget",
+            agent=owner,
+            actor=actor,
+            ids=[memory_id],
+            counts={"tape_erased": len(erased)},
+        )
+        result = to_memory(row, owner)
+    rt.store.checkpoint()
+    return result
+
+
+def _erase_remember_calls(s: Session, memory_id: int, now: str) -> list[int]:
+    """Erase the tape entries that a source-less `remember` wrote for this memory:
+    their content is the memory's text, so forgetting must take them too."""
+    db = dbapi(s)
+    ids = [
+        int(i)
+        for (i,) in db.execute(
+            "SELECT e.id FROM provenance p JOIN tape_entries e ON e.id = p.entry_id "
+            "WHERE p.memory_id = ? AND e.kind = 'event' AND e.erased_at IS NULL "
+            "AND json_extract(e.meta, '$.call') = 'remember'",
+            (memory_id,),
+        )
+    ]
+    for entry_id in ids:
+        db.execute(
+            "UPDATE tape_entries SET content = '', meta = NULL, erased_at = ? WHERE id = ?",
+            (now, entry_id),
+        )
+        db.execute("DELETE FROM tape_fts WHERE rowid = ?", (entry_id,))
+        db.execute("DELETE FROM embed_queue WHERE kind = 'tape' AND item_id = ?", (entry_id,))
+    return ids
 
 
 def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
@@ -505,7 +630,7 @@ def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -
     now = rt.now_iso()
     with rt.write() as s:
         arow = agent_row(s, agent)
-        ids = _check_parents(s, arow, [int(m) for m in memory_ids])
+        ids = _check_parents(s, arow, [int(m) for m in memory_ids], what="Memory")
         fresh = []
         for memory_id in ids:
             key = (arow.id, turn, memory_id)

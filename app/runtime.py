@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from .clock import Clock, to_iso
 from .db.schema import AgentRow
-from .db.store import Store
+from .db.store import Store, dbapi
 from .errors import NotFound
 from .events import Event, EventBus
 
@@ -55,12 +55,49 @@ class Runtime:
             yield session
 
 
+def _no_agent(name: str) -> NotFound:
+    return NotFound(
+        f"No agent named {name!r} in this home. List agents with `tapemind agent list` "
+        f"or add it with `tapemind agent add {name}`."
+    )
+
+
 def agent_row(session: Session, name: str) -> AgentRow:
-    """The agent named `name`, or NotFound with what to do."""
+    """The agent named `name` (attached to the session), or NotFound with what to do."""
     row = session.exec(select(AgentRow).where(AgentRow.name == name)).first()
     if row is None:
-        raise NotFound(
-            f"No agent named {name!r} in this home. List agents with `tapemind agent list` "
-            f"or add it with `tapemind agent add {name}`."
-        )
+        raise _no_agent(name)
     return row
+
+
+@dataclass
+class AgentRef:
+    """What hot paths need of an agent, read without the ORM (building a SQLModel
+    row costs ~0.2 ms). Has the same attributes as AgentRow."""
+
+    id: int
+    name: str
+    created_at: str
+    settings: str
+    next_seq: int
+    token_hash: str | None
+
+
+AgentLike = AgentRow | AgentRef
+
+
+def agent_ref(session: Session, name: str) -> AgentRef:
+    """The agent named `name`, read without the ORM (hot paths: append, remember,
+    lists), or NotFound with what to do."""
+    found = (
+        dbapi(session)
+        .execute(
+            "SELECT id, name, created_at, settings, next_seq, token_hash FROM agents "
+            "WHERE name = ?",
+            (name,),
+        )
+        .fetchone()
+    )
+    if found is None:
+        raise _no_agent(name)
+    return AgentRef(*found)

@@ -1,1 +1,1 @@
-"""Benchmark scripts; `python -m bench NAME [options]` runs `tapemind bench NAME`."""
+"""Benchmarks: `python -m bench` (or `make bench`) runs them all and prints figures."""

@@ -1,41 +1,42 @@
-"""`python -m bench locomo|retrieval|latency [options]`: the `tapemind bench` commands.
+"""`python -m bench` (and `make bench`): run every benchmark in turn and print its figures.
 
-Prints the machine (cpu, cores, python, sqlite) and the figures next to their targets.
-The LoCoMo data defaults to ../shared/memory-benchmarks/locomo/locomo-dev5.json.
+Each entry is a module of this package with a `main()` that reads sys.argv, and
+the arguments it gets here. Add yours to BENCHES.
 """
 
 from __future__ import annotations
 
-import os
+import importlib
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-LOCOMO_REL = Path("shared") / "memory-benchmarks" / "locomo" / "locomo-dev5.json"
+HERE = Path(__file__).resolve().parent
+
+BENCHES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ()),
+    ("arbiter_speed", ()),
+    ("bench_importers", ()),
+    ("decisions", ("--data", str(HERE / "data" / "decisions.jsonl"))),
+    ("locomo", ()),  # data: shared/memory-benchmarks/locomo/locomo-dev5.json
+    ("retrieval", ()),
+    ("latency", ()),
+)
 
 
-def _locomo_default() -> Path:
-    """shared/… beside the checkout, or beside one of its parents (worktrees)."""
-    for folder in ROOT.parents:
-        if (folder / LOCOMO_REL).is_file():
-            return folder / LOCOMO_REL
-    return ROOT.parent / LOCOMO_REL
-
-
-def main(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help"):
-        print(__doc__)
-        return
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-    if args[0] == "locomo" and "--data" not in args:
-        args[1:1] = ["--data", str(_locomo_default())]
-    from app.cli.base import State
-    from app.cli.bench_cmds import bench
-
-    bench.main(args, prog_name="python -m bench", obj=State(None, False))
+def main() -> None:
+    only = set(sys.argv[1:])  # `python -m bench foundation` runs just that one
+    for name, args in BENCHES:
+        if only and name not in only:
+            continue
+        print(f"== bench {name}", flush=True)
+        module = importlib.import_module(f"bench.{name}")
+        saved = sys.argv
+        sys.argv = [f"bench/{name}.py", *args]
+        try:
+            module.main()
+        finally:
+            sys.argv = saved
+        print(flush=True)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Run `tapemind bench latency` (see bench/__main__.py): python bench/latency.py [options]."""
+"""`tapemind bench latency` as a script: python bench/latency.py [options] (see --help)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.__main__ import main
+from bench._tapemind import run
+
+
+def main() -> None:
+    run("latency", sys.argv[1:])
+
 
 if __name__ == "__main__":
-    main(["latency", *sys.argv[1:]])
+    main()

@@ -1,4 +1,4 @@
-"""Run `tapemind bench locomo` (see bench/__main__.py): python bench/locomo.py [options]."""
+"""`tapemind bench locomo` as a script: python bench/locomo.py [options] (see --help)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.__main__ import main
+from bench._tapemind import run
+
+
+def main() -> None:
+    run("locomo", sys.argv[1:])
+
 
 if __name__ == "__main__":
-    main(["locomo", *sys.argv[1:]])
+    main()

@@ -1,5 +1,5 @@
-"""Benchmarks run through the product's own API (`tapemind bench …`, `python -m bench …`).
+"""Benchmarks that print figures next to their targets (never asserted in tests).
 
-They print figures next to their targets; tests only check the reports' structure
-and arithmetic on tiny data, never time.
+Each module has `run(...)`; `tapemind bench NAME` and `python -m bench`
+call them on a temporary home, through the product's own API.
 """

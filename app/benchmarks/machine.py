@@ -1,4 +1,4 @@
-"""The machine a benchmark ran on, printed next to its figures."""
+"""What a benchmark ran on: CPU model, cores, Python and SQLite versions."""
 
 from __future__ import annotations
 
@@ -7,29 +7,44 @@ import platform
 import resource
 import sqlite3
 import sys
+from pathlib import Path
 from typing import Any
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
     return platform.processor() or platform.machine()
 
 
-def machine() -> dict[str, Any]:
-    """cpu, cores, python, sqlite and the platform."""
+def describe() -> dict[str, str | int]:
     return {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cores": os.cpu_count() or 1,
         "python": platform.python_version(),
         "sqlite": sqlite3.sqlite_version,
-        "platform": platform.platform(terse=True),
+        "platform": platform.platform(),
     }
+
+
+def load() -> str:
+    """The 1/5/15-minute load averages, when the OS reports them."""
+    try:
+        return " ".join(f"{v:.2f}" for v in os.getloadavg())
+    except (AttributeError, OSError):
+        return ""
+
+
+# -- used by the retrieval benchmarks (locomo, retrieval, latency) ----------------
+
+
+def machine() -> dict[str, Any]:
+    """describe() plus the load average when the run started."""
+    return {**describe(), "load": load()}
 
 
 def rss_mb() -> float:
@@ -46,7 +61,8 @@ def rss_mb() -> float:
 
 
 def machine_line(info: dict[str, Any]) -> str:
+    load_avg = f" · load {info['load']}" if info.get("load") else ""
     return (
         f"machine: {info['cpu']} · {info['cores']} cores · python {info['python']} · "
-        f"sqlite {info['sqlite']}"
+        f"sqlite {info['sqlite']}{load_avg}"
     )

@@ -20,15 +20,22 @@ class State:
         self.home = home
         self.as_json = as_json
         self._engine: Engine | None = None
+        self._opened: Any = None
 
     def engine(self, *, create: bool = False) -> Engine:
+        """The home's engine: the running host's (same methods, run there), or our
+        own under the home lock when no host runs."""
         if self._engine is None:
-            self._engine = Engine.open(self.home, create=create)
+            from ..host.connect import open_home
+
+            self._opened = open_home(self.home, create=create)
+            self._engine = self._opened.engine
         return self._engine
 
     def close(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
             self._engine = None
 
 

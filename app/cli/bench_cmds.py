@@ -1,8 +1,4 @@
-"""`tapemind bench …`: benchmarks through the product's own API, figures next to targets.
-
-Each runs in a scratch home (never the user's) and prints a report; `--json`
-prints the report as JSON.
-"""
+"""`tapemind bench …`: benchmarks printed next to their targets (a group others extend)."""
 
 from __future__ import annotations
 
@@ -14,6 +10,29 @@ from .base import State, json_option, pass_state
 from .output import emit_json
 
 
+@click.group()
+def bench() -> None:
+    """Measure this machine: each figure is printed next to its target."""
+
+
+@bench.command("foundation")
+@click.option("--quick", is_flag=True, help="Small sizes: a smoke run, not comparable figures.")
+@json_option
+@pass_state
+def foundation(state: State, quick: bool) -> None:
+    """Tape appends, remember, and memory list with 100,000 memories (issue 2)."""
+    from ..benchmarks.foundation import format_report, run
+
+    report = run(quick=quick, progress=lambda msg: click.echo(msg, err=True))
+    if state.as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(format_report(report))
+
+
+# -- retrieval benchmarks (issue 3): locomo, retrieval, latency ------------------------
+
+
 def _progress(message: str) -> None:
     click.echo(message, err=True)
 
@@ -23,11 +42,6 @@ def _emit(state: State, report: dict[str, Any], render: Any) -> None:
         emit_json(report)
     else:
         click.echo(render(report))
-
-
-@click.group()
-def bench() -> None:
-    """Benchmarks: LoCoMo recall, bilingual retrieval, latency (vs mem0)."""
 
 
 @bench.command()

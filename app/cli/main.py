@@ -48,12 +48,30 @@ def cli(ctx: click.Context, home: str | None, as_json: bool) -> None:
 
 
 def register() -> None:
-    from . import agent_cmds, home_cmds, memory_cmds, recall_cmds, tape_cmds, vault_cmds
-    from .bench_cmds import register as register_bench
+    from . import (
+        agent_cmds,
+        bench_cmds,
+        home_cmds,
+        host_cmds,
+        import_cmds,
+        memory_cmds,
+        recall_cmds,
+        tape_cmds,
+        vault_cmds,
+    )
 
-    for module in (home_cmds, agent_cmds, tape_cmds, memory_cmds, recall_cmds, vault_cmds):
+    for module in (
+        home_cmds,
+        agent_cmds,
+        tape_cmds,
+        memory_cmds,
+        recall_cmds,
+        vault_cmds,
+        bench_cmds,
+        host_cmds,
+        import_cmds,
+    ):
         module.register(cli)
-    register_bench(cli)
 
 
 register()
@@ -61,3 +79,7 @@ register()
 
 def main() -> None:
     cli(prog_name="tapemind")
+
+
+if __name__ == "__main__":
+    main()

@@ -41,6 +41,7 @@ def read_jsonl(source: str) -> list[dict[str, Any]]:
             raise InvalidInput(f"Cannot read {source}: {exc.strerror}.") from None
         name = source
     entries = []
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM, as Windows editors write
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue

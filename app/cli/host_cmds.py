@@ -1,0 +1,206 @@
+"""`tapemind serve`, `mcp`, `agent token`, `skill install`: agents' access to a home."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import uuid
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InvalidInput, TapemindError
+from ..mcp.snippets import DEFAULT_PORT, snippets
+from .base import State, home_path, json_option, pass_state
+from .output import emit_json
+
+
+@click.command()
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port on 127.0.0.1 (0: any free port).",
+)
+@json_option
+@pass_state
+def serve(state: State, port: int) -> None:
+    """Own the home and serve it: MCP over HTTP for agents, and the CLI's calls.
+
+    Runs until Ctrl-C. Only one process may own a home; a second one is refused
+    with the name of the process that holds it.
+    """
+    from ..host.background import register_default_jobs
+    from ..host.connect import own_home
+    from ..host.server import Host
+
+    engine, lock = own_home(state.home, role="host")
+    try:
+        host = Host(engine, lock, port=port)
+        register_default_jobs(host)
+    except OSError as exc:
+        lock.release()
+        engine.close()
+        raise InvalidInput(
+            f"Cannot listen on 127.0.0.1:{port} ({exc.strerror}); choose another --port."
+        ) from None
+    announce = {"home": str(engine.home), "url": f"{host.url}/mcp", "pid": lock.info["pid"]}
+    if state.as_json:
+        emit_json(announce)
+    else:
+        click.echo(f"Serving {engine.home} on {host.url}/mcp (pid {announce['pid']}).")
+        click.echo("Agents: `tapemind agent token NAME` prints their configuration. Ctrl-C stops.")
+    sys.stdout.flush()
+    try:
+        host.serve()
+    finally:
+        engine.close()
+
+
+class StdioHome:
+    """The home as a stdio MCP server sees it: through the host, or owned (and then
+    served to the others) when none runs. If the host goes away, the next call
+    opens the home again: through a new host, or owning it."""
+
+    def __init__(self, home: str | None) -> None:
+        self._home = home
+        self._opened: Any = None
+        self._host: Any = None
+        self._lock = threading.Lock()
+
+    def engine(self) -> Any:
+        with self._lock:
+            if self._opened is not None and getattr(self._opened.engine, "broken", False):
+                self.close()
+            if self._opened is None:
+                from ..host.connect import open_home
+                from ..host.server import Host
+
+                self._opened = open_home(self._home, role="mcp")
+                if self._opened.lock is not None:  # we own the home: serve the others too
+                    self._host = Host(self._opened.engine, self._opened.lock, port=0)
+                    self._host.start()
+            return self._opened.engine
+
+    def close(self) -> None:
+        if self._host is not None:
+            self._host.stop()  # releases the lock
+            self._host = None
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
+
+
+@click.command("mcp")
+@click.option("--agent", required=True, help="The agent this MCP server acts for.")
+@pass_state
+def mcp_stdio(state: State, agent: str) -> None:
+    """MCP over stdio for one agent (for clients that launch a subprocess).
+
+    Goes through the running host; where none runs, it owns the home itself and
+    serves the other programs (the CLI, other agents) for as long as it runs.
+    """
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from .. import __version__
+    from ..mcp.server import build_server
+
+    home = StdioHome(state.home)
+    try:
+        try:
+            home.engine().agent(agent)
+        except TapemindError as exc:  # keep serving: each tool call will say what to do
+            click.echo(f"tapemind mcp: warning: {exc.message}", err=True)
+        session = f"stdio:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        server = build_server(home.engine, lambda ctx: agent, version=__version__, session=session)
+
+        async def run() -> None:
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        anyio.run(run)
+    finally:
+        home.close()
+
+
+def _mcp_url(state: State) -> str:
+    from ..host.lock import read_holder
+
+    holder = read_holder(home_path(state)) or {}
+    base = holder.get("url") or f"http://127.0.0.1:{DEFAULT_PORT}"
+    return f"{base}/mcp"
+
+
+@click.command("token")
+@click.argument("name")
+@click.option("--rotate", is_flag=True, help="Issue a new token; the old one stops working.")
+@json_option
+@pass_state
+def token(state: State, name: str, rotate: bool) -> None:
+    """Print agent NAME's MCP token and client configuration (HTTP and stdio)."""
+    engine = state.engine()
+    issued = engine.agent_token(name, rotate=rotate)
+    url = _mcp_url(state)
+    items = snippets(name, issued.token, url, engine.home)
+    if state.as_json:
+        emit_json(
+            {
+                "agent": name,
+                "token": issued.token,
+                "issued": issued.issued,
+                "url": url,
+                "snippets": items,
+            }
+        )
+        return
+    click.echo(f"Agent {name}: {'new token' if issued.issued else 'token'} {issued.token}")
+    click.echo(f"MCP endpoint (while `tapemind serve` runs): {url}")
+    for s in items:
+        click.echo(f"\n## {s.client}, {s.transport} — {s.where}")
+        click.echo(s.text)
+
+
+@click.group()
+def skill() -> None:
+    """The Tapemind skill: a short manual that tells agents how to use their memory."""
+
+
+@skill.command("install")
+@click.option(
+    "--target",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Skills directory, e.g. ~/.claude/skills or .claude/skills.",
+)
+@json_option
+@pass_state
+def skill_install(state: State, target: Path) -> None:
+    """Copy the tapemind-memory skill into TARGET/tapemind-memory/."""
+    source = resources.files("resources") / "skills" / "tapemind-memory"
+    dest = target.expanduser() / "tapemind-memory"
+    dest.mkdir(parents=True, exist_ok=True)
+    copied: list[str] = []
+    for item in source.iterdir():
+        if item.is_file() and not item.name.startswith(("_", ".")):
+            with resources.as_file(item) as real:
+                shutil.copyfile(real, dest / item.name)
+            copied.append(item.name)
+    result: dict[str, Any] = {"installed": str(dest), "files": sorted(copied)}
+    if state.as_json:
+        emit_json(result)
+    else:
+        click.echo(f"Installed the tapemind-memory skill in {dest}.")
+
+
+def register(cli: click.Group) -> None:
+    from .agent_cmds import agent
+
+    agent.add_command(token)
+    for command in (serve, mcp_stdio, skill):
+        cli.add_command(command)

@@ -1,0 +1,52 @@
+"""The host's background jobs: what keeps a home healthy while its owner runs.
+
+Registered by `tapemind serve` and the desktop app (the processes that own a
+home); never by the CLI or a stdio server that goes through a host. Each job
+is `fn(engine)` run on the host's job thread; a failing run is logged and the
+job keeps its schedule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+INDEX_EVERY_S = 2.0
+SNAPSHOT_EVERY_S = 3600.0
+MAINTAIN_EVERY_S = 6 * 3600.0
+DISTILL_EVERY_S = 120.0
+
+
+def register_default_jobs(host: Any) -> list[str]:
+    """Add every background job this engine supports; returns their names."""
+    engine = host.engine
+    names: list[str] = []
+    if hasattr(engine, "run_indexer"):
+        host.add_job("indexer", INDEX_EVERY_S, lambda e: e.run_indexer(limit=512))
+        names.append("indexer")
+    if hasattr(engine, "health"):
+        host.add_job("health-snapshots", SNAPSHOT_EVERY_S, _snapshots)
+        names.append("health-snapshots")
+    if hasattr(engine, "maintain"):
+        host.add_job("maintenance", MAINTAIN_EVERY_S, _maintain)
+        names.append("maintenance")
+    if hasattr(engine, "distill"):
+        host.add_job("distiller", DISTILL_EVERY_S, _distill)
+        names.append("distiller")
+    return names
+
+
+def _snapshots(engine: Any) -> None:
+    engine.health(save=True)
+    for agent in engine.agents():
+        engine.health(agent=agent.name, save=True)
+
+
+def _maintain(engine: Any) -> None:
+    for agent in engine.agents():
+        engine.maintain(agent.name)
+
+
+def _distill(engine: Any) -> None:
+    for agent in engine.agents():
+        if agent.settings.llm:
+            engine.distill(agent.name)

@@ -1,0 +1,112 @@
+"""Open a home the right way: through its host when one runs, else under the lock.
+
+The CLI and `tapemind mcp` call `open_home`. If a host owns the home, they get a
+`RemoteEngine` that runs every call in the host (one writer for the vector
+index, no second owner). If none runs, they take the home lock themselves for
+as long as they need the home, waiting a few seconds when another short-lived
+command holds it, and open the Engine directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import home as homes
+from ..engine import Engine
+from ..errors import HomeBusy, HomeError
+from .lock import HomeLock, busy_message, read_holder
+from .remote import RemoteEngine
+from .server import OWNER_TOKEN_FILE
+
+DEFAULT_WAIT_S = 5.0
+
+
+@dataclass
+class OpenHome:
+    """An engine (local or through the host) and, when local, the lock we hold."""
+
+    engine: Any  # Engine | RemoteEngine: the same methods
+    lock: HomeLock | None
+
+    @property
+    def remote(self) -> bool:
+        return self.lock is None
+
+    def close(self) -> None:
+        try:
+            self.engine.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+
+
+def _through_host(path: Path) -> RemoteEngine | None:
+    holder = read_holder(path)
+    if not holder or not holder.get("url"):
+        return None
+    try:
+        token = (path / OWNER_TOKEN_FILE).read_text(encoding="utf-8").strip()
+        return RemoteEngine(str(holder["url"]), token)
+    except (OSError, HomeError):
+        return None  # the host is starting or stopping: look again
+
+
+def open_home(
+    home: str | os.PathLike[str] | None = None,
+    *,
+    create: bool = False,
+    role: str = "cli",
+    wait_s: float = DEFAULT_WAIT_S,
+    **engine_options: Any,
+) -> OpenHome:
+    """The home's engine: the host's when one runs, else our own under the lock.
+
+    Raises HomeBusy naming the holder when the home stays locked by a process
+    that is not a host for `wait_s` seconds.
+    """
+    path = homes.resolve(home)
+    if not homes.db_path(path).exists():
+        if not create:
+            # Not a home (yet): let the Engine say what to do, without leaving a lock file.
+            return OpenHome(Engine.open(path, **engine_options), None)
+        homes.check_openable(path, create=True)
+    deadline = time.monotonic() + wait_s
+    while True:
+        lock = HomeLock(path, role)
+        if lock.try_acquire():
+            try:
+                return OpenHome(Engine.open(path, create=create, **engine_options), lock)
+            except BaseException:
+                lock.release()
+                raise
+        remote = _through_host(path)
+        if remote is not None:
+            return OpenHome(remote, None)
+        if time.monotonic() >= deadline:
+            raise HomeBusy(busy_message(path, read_holder(path)))
+        time.sleep(0.05)
+
+
+def own_home(
+    home: str | os.PathLike[str] | None = None, *, role: str = "host", **engine_options: Any
+) -> tuple[Engine, HomeLock]:
+    """Become the owner of the home (a host): refused at once if anyone holds it."""
+    path = homes.resolve(home)
+    homes.check_openable(path, create=False)
+    lock = HomeLock(path, role)
+    if not lock.try_acquire():
+        # A short-lived CLI command may hold it for a moment: give it that moment.
+        with contextlib.suppress(HomeBusy):
+            lock.acquire(wait_s=2.0 if not (read_holder(path) or {}).get("url") else 0.0)
+        if not lock.held:
+            raise HomeBusy(busy_message(path, read_holder(path)))
+    try:
+        return Engine.open(path, **engine_options), lock
+    except BaseException:
+        lock.release()
+        raise

@@ -1,0 +1,152 @@
+"""`RemoteEngine`: the Engine API of a home that a host process owns.
+
+Every public `Engine` method is available with the same arguments and the same
+return types: a call is sent to the host's owner endpoint as the method's name
+and JSON arguments, run there, and its result rebuilt into the frozen
+dataclasses from the method's annotations. So the CLI and the stdio MCP server
+use one code path whether they own the home or go through a host, and Engine
+methods added later work through the host without new endpoints.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+
+from .. import errors
+from ..engine import Engine
+from ..errors import HomeError, TapemindError
+from .codec import from_json, method_hints, to_json
+
+# Methods a host never runs for another process (they concern the host's own Engine object).
+_LOCAL_ONLY = frozenset({"open", "close", "use_passphrase_prompt"})
+# Generous: `request_secret` may wait minutes for the owner's answer.
+READ_TIMEOUT_S = 900.0
+
+
+@cache
+def engine_methods() -> frozenset[str]:
+    """Names of the public Engine methods callable through a host."""
+    return frozenset(
+        name
+        for name, member in inspect.getmembers(Engine, inspect.isfunction)
+        if not name.startswith("_") and name not in _LOCAL_ONLY
+    )
+
+
+def error_from_json(data: dict[str, Any]) -> TapemindError:
+    """The engine's own exception class again, with its code and message."""
+    cls = getattr(errors, str(data.get("type", "")), None)
+    if not (isinstance(cls, type) and issubclass(cls, TapemindError)):
+        cls = TapemindError
+    return cls(str(data.get("message", "The host refused the call.")), code=data.get("code"))
+
+
+class RemoteEngine:
+    """Engine calls run by the host at `url`, authenticated with the owner token."""
+
+    def __init__(self, url: str, owner_token: str, *, timeout: float = READ_TIMEOUT_S) -> None:
+        self.url = url
+        self.broken = False  # set once the host stops answering: open the home again
+        self._client = httpx.Client(
+            base_url=url,
+            headers={"Authorization": f"Bearer {owner_token}"},
+            timeout=httpx.Timeout(10.0, read=timeout),
+        )
+        try:
+            info = self._post("/rpc/info", {})
+        except BaseException:
+            self._client.close()
+            raise
+        self.home = Path(info["home"])
+        self.home_id: str = info["home_id"]
+        self.schema_version: int = info["schema_version"]
+        self.host_pid: int = info["pid"]
+
+    def _post(self, path: str, body: dict[str, Any]) -> Any:
+        try:
+            response = self._client.post(path, json=body)
+        except httpx.HTTPError as exc:
+            self.broken = True
+            raise HomeError(
+                f"The Tapemind host at {self.url} stopped answering ({type(exc).__name__}). "
+                "Run the command again: it will use a new host or open the home itself."
+            ) from None
+        if response.status_code == 401:
+            self.broken = True
+            raise HomeError(
+                "The Tapemind host refused the owner token (it was restarted?). "
+                "Run the command again."
+            )
+        data = response.json()
+        if "error" in data:
+            raise error_from_json(data["error"])
+        return data["result"]
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Run `Engine.<method>(*args, **kwargs)` in the host; returns its typed result."""
+        result = self._post(
+            "/rpc", {"method": method, "args": to_json(list(args)), "kwargs": to_json(kwargs)}
+        )
+        fn = getattr(Engine, method)
+        return from_json(method_hints(fn).get("return", Any), result)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name in engine_methods():
+
+            def method(*args: Any, **kwargs: Any) -> Any:
+                return self.call(name, *args, **kwargs)
+
+            method.__name__ = name
+            method.__doc__ = getattr(Engine, name).__doc__
+            return method
+        raise AttributeError(name)
+
+    # -- what cannot travel as JSON ------------------------------------------------
+
+    def export(self, out: IO[str] | Path) -> dict[str, int]:
+        """Export through the host: to a path it writes, or streamed back as text."""
+        if isinstance(out, Path):
+            return dict(self.call("export", out.resolve()))
+        text = self._post("/rpc/export", {})
+        out.write(text["jsonl"])
+        return dict(text["counts"])
+
+    def import_(self, path: Path) -> dict[str, int]:
+        return dict(self.call("import_", Path(path).resolve()))
+
+    def use_passphrase_prompt(self, provider: Any) -> None:
+        """No-op: the host unlocks its own vault (its keyring, its passphrase
+        source); a prompt in this process cannot travel to it."""
+
+    @property
+    def events(self) -> Any:
+        raise HomeError(
+            "Engine events are only available in the process that owns the home "
+            "(the host); subscribe there."
+        )
+
+    def host_jobs(self) -> list[dict[str, Any]]:
+        """The host's background jobs and how their runs went."""
+        return list(self._post("/rpc/jobs", {}))
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> RemoteEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def export_text(engine: Engine) -> dict[str, Any]:
+    buffer = io.StringIO()
+    counts = engine.export(buffer)
+    return {"jsonl": buffer.getvalue(), "counts": counts}

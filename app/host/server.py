@@ -1,0 +1,313 @@
+"""The host: the one process that owns a home and serves it.
+
+It holds the home lock, keeps the Engine open, runs background jobs, and
+serves on 127.0.0.1 (uvicorn):
+- `/mcp`: MCP over streamable HTTP for agents, each with its own bearer token
+  (a wrong or missing token gets 401 and nothing else);
+- `/rpc`: Engine calls for the owner's other processes (the CLI, `tapemind mcp`
+  over stdio), authenticated by an owner token kept in a 0600 file in the home.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import os
+import secrets
+import signal
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+import uvicorn
+from mcp.server import ServerRequestContext
+from mcp.server.auth.middleware.bearer_auth import (
+    AuthenticatedUser,
+    BearerAuthBackend,
+    RequireAuthMiddleware,
+)
+from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http_manager import (
+    StreamableHTTPASGIApp,
+    StreamableHTTPSessionManager,
+)
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from .. import __version__
+from ..engine import Engine
+from ..errors import TapemindError
+from ..events import Event
+from ..mcp.server import build_server
+from .codec import decode_arguments, to_json
+from .jobs import Jobs
+from .lock import HomeLock
+from .remote import engine_methods, export_text
+
+log = logging.getLogger(__name__)
+
+OWNER_TOKEN_FILE = "host-owner.token"
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only the owner can read (0600 before any byte), atomically."""
+    fd, tmp = tempfile.mkstemp(prefix=".host-", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+class AgentTokens:
+    """Bearer token -> agent, cached briefly. Any agent change made through this host
+    (token rotated, agent removed) empties the cache, so a rotated token is refused on
+    the next request; the short lifetime covers changes made by other processes."""
+
+    TTL_S = 10.0
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._cache: dict[str, tuple[str | None, float]] = {}
+        engine.events.subscribe(self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        if event.name.startswith("agent_did_"):
+            self._cache.clear()
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        cached = self._cache.get(token)
+        if cached is None or time.monotonic() - cached[1] > self.TTL_S:
+            agent = await anyio.to_thread.run_sync(self._engine.agent_for_token, token)
+            if len(self._cache) > 1000:
+                self._cache.clear()
+            cached = (agent, time.monotonic())
+            self._cache[token] = cached
+        if cached[0] is None:
+            return None
+        return AccessToken(token=token, client_id=cached[0], scopes=[])
+
+
+def agent_of_request(ctx: ServerRequestContext[Any, Any]) -> str:
+    user = getattr(ctx.request, "user", None)
+    if isinstance(user, AuthenticatedUser):
+        return user.access_token.client_id
+    raise TapemindError("This connection has no agent token; connect with your bearer token.")
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn re-raises SIGINT/SIGTERM after shutting down, which would kill the
+    process before the host releases the home; here a signal only asks it to stop."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        signals = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.getsignal(sig) for sig in signals}
+
+        def stop(_sig: int, _frame: object) -> None:
+            if self.should_exit:
+                self.force_exit = True
+            self.should_exit = True
+
+        for sig in signals:
+            signal.signal(sig, stop)
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+class Host:
+    """Owns a home: `Host(engine, lock).serve()` in the foreground, or `start()` in a thread."""
+
+    def __init__(
+        self, engine: Engine, lock: HomeLock, *, port: int = 0, json_response: bool = True
+    ) -> None:
+        self.engine = engine
+        self.json_response = json_response
+        self.lock = lock
+        self.jobs = Jobs(engine)
+        self.owner_token = secrets.token_urlsafe(32)
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", port))
+        self._sock.listen(256)
+        self.port: int = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._server = _Uvicorn(
+            uvicorn.Config(
+                self._app(),
+                log_level="warning",
+                access_log=False,
+                lifespan="on",
+                timeout_graceful_shutdown=3,
+            )
+        )
+        self._thread: threading.Thread | None = None
+
+    def add_job(self, name: str, interval_s: float, fn: Callable[[Any], object]) -> None:
+        """Run `fn(engine)` every `interval_s` seconds on the host's job thread."""
+        self.jobs.add(name, interval_s, fn)
+
+    # -- the web app -------------------------------------------------------------
+
+    def _app(self) -> Starlette:
+        mcp_server = build_server(lambda: self.engine, agent_of_request, version=__version__)
+        manager = StreamableHTTPSessionManager(
+            app=mcp_server,
+            # Plain JSON answers: tools never stream, and SSE framing costs time per call.
+            json_response=self.json_response,
+            security_settings=TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=["127.0.0.1:*", "localhost:*"],
+                allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
+            ),
+        )
+        mcp_endpoint = RequireAuthMiddleware(StreamableHTTPASGIApp(manager), [])
+        routes = [
+            Route("/mcp", endpoint=mcp_endpoint),
+            Route("/rpc", endpoint=self._rpc, methods=["POST"]),
+            Route("/rpc/info", endpoint=self._rpc_info, methods=["POST"]),
+            Route("/rpc/export", endpoint=self._rpc_export, methods=["POST"]),
+            Route("/rpc/jobs", endpoint=self._rpc_jobs, methods=["POST"]),
+        ]
+        return Starlette(
+            routes=routes,
+            middleware=[
+                Middleware(
+                    AuthenticationMiddleware, backend=BearerAuthBackend(AgentTokens(self.engine))
+                )
+            ],
+            lifespan=lambda app: manager.run(),
+        )
+
+    def _owner(self, request: Request) -> bool:
+        header = request.headers.get("authorization", "")
+        given = header[7:] if header.lower().startswith("bearer ") else ""
+        return hmac.compare_digest(given.encode(), self.owner_token.encode())
+
+    @staticmethod
+    def _denied() -> JSONResponse:
+        return JSONResponse({"error": "invalid_token"}, status_code=401)
+
+    async def _rpc(self, request: Request) -> JSONResponse:
+        if not self._owner(request):
+            return self._denied()
+        try:
+            body = await request.json()
+            method = str(body["method"])
+            args = list(body.get("args") or [])
+            kwargs = dict(body.get("kwargs") or {})
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": {"type": "InvalidInput", "message": "Bad RPC body."}})
+        if method not in engine_methods():
+            message = f"The host has no engine method {method!r} (different Tapemind versions?)."
+            return JSONResponse({"error": {"type": "TapemindError", "message": message}})
+
+        def call() -> Any:
+            fn = getattr(self.engine, method)
+            typed_args, typed_kwargs = decode_arguments(getattr(Engine, method), args, kwargs)
+            return to_json(fn(*typed_args, **typed_kwargs))
+
+        return await self._run(call)
+
+    async def _run(self, call: Callable[[], Any]) -> JSONResponse:
+        try:
+            result = await anyio.to_thread.run_sync(call)
+        except TapemindError as exc:
+            error = {"type": type(exc).__name__, "code": exc.code, "message": exc.message}
+            return JSONResponse({"error": error})
+        except TypeError as exc:
+            # Wrong arguments for the method: a caller bug; the text names parameters only.
+            return JSONResponse({"error": {"type": "InvalidInput", "message": str(exc)}})
+        except Exception:
+            log.exception("host RPC failed")
+            message = "The host failed to run the call (a bug); see its log."
+            return JSONResponse({"error": {"type": "TapemindError", "message": message}})
+        return JSONResponse({"result": result})
+
+    async def _rpc_info(self, request: Request) -> JSONResponse:
+        if not self._owner(request):
+            return self._denied()
+        info = {
+            "home": str(self.engine.home),
+            "home_id": self.engine.home_id,
+            "schema_version": self.engine.schema_version,
+            "pid": os.getpid(),
+        }
+        return JSONResponse({"result": info})
+
+    async def _rpc_export(self, request: Request) -> JSONResponse:
+        if not self._owner(request):
+            return self._denied()
+        return await self._run(lambda: export_text(self.engine))
+
+    async def _rpc_jobs(self, request: Request) -> JSONResponse:
+        if not self._owner(request):
+            return self._denied()
+        return JSONResponse({"result": to_json(self.jobs.status())})
+
+    # -- running ------------------------------------------------------------------
+
+    def _announce(self) -> None:
+        """Tell other processes where to find us: owner token file, then the lock note."""
+        write_private(self.engine.home / OWNER_TOKEN_FILE, self.owner_token)
+        self.lock.update(url=self.url)
+
+    def serve(self) -> None:
+        """Serve in the foreground until SIGINT/SIGTERM; then release the home."""
+        self._announce()
+        self.jobs.start()
+        try:
+            self._server.run(sockets=[self._sock])
+        finally:
+            self._shutdown()
+
+    def start(self, timeout: float = 20.0) -> str:
+        """Serve on a background thread (the desktop app, a stdio MCP server); returns the URL."""
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise TapemindError("The Tapemind host could not start its HTTP server.")
+            time.sleep(0.01)
+        self._announce()
+        self.jobs.start()
+        return self.url
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        self.jobs.stop()
+        with contextlib.suppress(OSError):
+            (self.engine.home / OWNER_TOKEN_FILE).unlink()
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        self.lock.release()

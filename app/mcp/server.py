@@ -1,0 +1,171 @@
+"""The MCP server: lists the tools and runs them for the agent of the connection.
+
+Built on the SDK's low-level `Server` so the schemas, the argument checks and
+the error texts are ours: every failure becomes a tool error (`is_error`) whose
+message tells the agent what to do, and never carries the values it sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server import CacheHint, Server, ServerRequestContext
+from pydantic import ValidationError
+
+from ..errors import TapemindError
+from ..host.codec import to_json
+from .tools import TOOLS
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "Tapemind is your long-term memory. In every turn: call `context` first; `append` the "
+    "turn's entries; `search`, `tape` and `memory` when you need detail; `remember` only "
+    "durable conclusions with their source entry ids; report the memories you used with "
+    "`used`. Ask for secrets with `request_secret` and a reason."
+)
+
+# The agent of a request: from the stdio process's --agent, or the HTTP bearer token.
+Identify = Callable[[ServerRequestContext[Any, Any]], str]
+EngineSource = Callable[[], Any]
+
+
+def tool_list() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=name,
+            description=module.DESCRIPTION,
+            input_schema=module.Args.model_json_schema(),
+            annotations=types.ToolAnnotations(
+                read_only_hint=module.READ_ONLY, destructive_hint=False
+            ),
+        )
+        for name, module in TOOLS.items()
+    ]
+
+
+def describe_validation(tool: str, exc: ValidationError) -> str:
+    """Which arguments are wrong and why, without echoing the values sent."""
+    problems = []
+    for err in exc.errors(include_input=False, include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        if err["type"] == "extra_forbidden":
+            hint = "unknown argument"
+            if err["loc"] and err["loc"][-1] == "agent":
+                hint += " (your identity comes from your connection, not from an argument)"
+            problems.append(f"{where}: {hint}")
+        else:
+            problems.append(f"{where}: {err['msg']}")
+    shown = "; ".join(problems[:8]) + (
+        f"; and {len(problems) - 8} more" if len(problems) > 8 else ""
+    )
+    return (
+        f"Invalid arguments for `{tool}`: {shown}. "
+        "Fix them (see the tool's input schema) and call it again."
+    )
+
+
+def error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def run_tool(
+    engine: Any,
+    agent: str,
+    name: str,
+    arguments: dict[str, Any] | None,
+    session: str | None = None,
+) -> types.CallToolResult:
+    """Validate and run one tool call synchronously (on a worker thread)."""
+    module = TOOLS.get(name)
+    if module is None:
+        return error_result(
+            f"There is no tool named {name!r}. Tapemind's tools are: {', '.join(TOOLS)}."
+        )
+    try:
+        args = module.Args.model_validate(arguments or {})
+    except ValidationError as exc:
+        return error_result(describe_validation(name, exc))
+    try:
+        extra = {"session": session} if getattr(module, "WANTS_SESSION", False) else {}
+        result = to_json(module.run(engine, agent, args, **extra))
+    except TapemindError as exc:
+        return error_result(f"{exc.message} [{exc.code}]")
+    except Exception:
+        log.exception("tool %s failed", name)
+        return error_result(
+            f"`{name}` failed inside Tapemind (a bug, not your arguments). Nothing was "
+            "changed; try again later, and tell the owner if it keeps failing."
+        )
+    if not isinstance(result, dict):
+        result = {"result": result}  # structured content must be an object
+    text = json.dumps(result, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=result
+    )
+
+
+def build_server(
+    engine: EngineSource,
+    identify: Identify,
+    *,
+    version: str = "",
+    session: str | None = None,
+) -> Server[Any]:
+    """A low-level MCP server whose tools act for the agent `identify` names.
+
+    `session` names the connection for "allow for this session" secret grants
+    (a stdio server passes one per process); over HTTP the MCP session id is used.
+    """
+
+    def session_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
+        headers = getattr(ctx.request, "headers", None)
+        sid = headers.get("mcp-session-id") if headers is not None else None
+        return f"mcp:{sid}" if sid else session
+
+    tools = tool_list()
+    schemas = {t.name: t.input_schema for t in tools}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        try:
+            agent = identify(ctx)
+        except TapemindError as exc:
+            return error_result(exc.message)
+
+        # The engine is fetched on the worker thread too: a stdio server may have to
+        # open the home again (its host went away), which can wait on the lock.
+        def call() -> types.CallToolResult:
+            try:
+                current = engine()
+            except TapemindError as exc:
+                return error_result(exc.message)
+            return run_tool(current, agent, params.name, params.arguments, session_of(ctx))
+
+        return await anyio.to_thread.run_sync(call)
+
+    return Server(
+        "tapemind",
+        version=version,
+        instructions=INSTRUCTIONS,
+        # Header validation asks for one tool's schema; without this the SDK runs
+        # the whole tools/list handler on every call.
+        get_tool_input_schema=schemas.get,
+        # The tool list only changes with a new version: clients may keep it a while.
+        cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )

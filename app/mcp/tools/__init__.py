@@ -1,0 +1,11 @@
+"""One module per tool: NAME, DESCRIPTION, READ_ONLY, an `Args` model and `run`."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import append, context, memory, remember, request_secret, search, tape, used
+
+TOOLS: dict[str, ModuleType] = {
+    m.NAME: m for m in (context, append, remember, search, tape, memory, used, request_secret)
+}

@@ -1,0 +1,71 @@
+"""`append`: write the entries of a turn to the agent's tape."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ...models import KINDS, ROLES
+from .base import ToolArgs
+
+NAME = "append"
+DESCRIPTION = (
+    "Append the entries of a turn to your tape (the append-only record of everything that "
+    "happened). Call it once per turn with the user's message, your tool calls and results, "
+    "and your answer, all with the same `thread` and `turn`. All entries are stored or none. "
+    "Returns the new entry ids: pass them as `sources` to `remember`."
+)
+READ_ONLY = False
+
+Kind = Literal[KINDS]  # type: ignore[valid-type]
+Role = Literal[ROLES]  # type: ignore[valid-type]
+
+
+class Entry(ToolArgs):
+    thread: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=200,
+            description="Conversation or session id; keep it stable across the turns of one "
+            "conversation.",
+        ),
+    ]
+    turn: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            description="Turn id shared by the entries of one input-to-output turn "
+            "(e.g. the user message id). Use the same id in `used` and `remember`.",
+        ),
+    ] = None
+    kind: Annotated[
+        Kind,
+        Field(description="message, tool_call, tool_result, event, anchor or compact."),
+    ] = "message"
+    role: Annotated[Role, Field(description="user, assistant, tool or system.")]
+    text: Annotated[
+        str,
+        Field(max_length=1_000_000, description="The entry's full text (any language)."),
+    ]
+    user: Annotated[
+        str | None,
+        Field(max_length=200, description="Optional: the person you work for in this thread."),
+    ] = None
+
+
+class Args(ToolArgs):
+    entries: Annotated[
+        list[Entry],
+        Field(
+            min_length=1,
+            max_length=1000,
+            description="The entries of the turn, in order: {thread, turn, kind, role, text}.",
+        ),
+    ]
+
+
+def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
+    result = engine.append(agent, [e.model_dump() for e in args.entries])
+    return {"ids": list(result.ids), "skipped": result.skipped}

@@ -1,0 +1,45 @@
+"""`context`: the memories to keep in mind for this turn (recall mode 1)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from .base import ToolArgs, engine_method, given
+
+NAME = "context"
+DESCRIPTION = (
+    "Call this first in every turn. Returns what you should keep in mind: memories recent "
+    "in this thread, about this user, and relevant to the query, packed under a token "
+    "budget, as a text block plus a manifest of the memory ids included and dropped (with "
+    "the reason). Fill in every argument you can."
+)
+READ_ONLY = True
+
+
+class Args(ToolArgs):
+    thread: Annotated[
+        str | None, Field(max_length=200, description="The current thread (conversation) id.")
+    ] = None
+    user: Annotated[
+        str | None, Field(max_length=200, description="The person you are working for.")
+    ] = None
+    query: Annotated[
+        str | None,
+        Field(
+            max_length=4000,
+            description="The user's message or keywords of what this turn is about.",
+        ),
+    ] = None
+    budget: Annotated[
+        int | None,
+        Field(ge=1, le=100_000, description="Token budget (default: your agent's setting)."),
+    ] = None
+
+
+def run(engine: Any, agent: str, args: Args) -> Any:
+    method = engine_method(engine, "context", NAME)
+    return method(
+        agent, **given(thread=args.thread, user=args.user, query=args.query, budget=args.budget)
+    )

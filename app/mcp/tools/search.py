@@ -1,0 +1,71 @@
+"""`search`: explore memories and the tape (recall mode 2)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ...models import CATEGORIES, STATUSES
+from .base import ToolArgs, engine_method, given, parse_time
+
+# The values the engine's search accepts (app.search.SCOPES and MODES).
+Scope = Literal["memories", "tape", "all"]
+Mode = Literal["hybrid", "fulltext", "semantic", "regex"]
+Category = Literal[CATEGORIES]  # type: ignore[valid-type]
+Status = Literal[STATUSES]  # type: ignore[valid-type]
+
+NAME = "search"
+DESCRIPTION = (
+    "Search your memories (and, with scope, your tape) when `context` was not enough. "
+    "Modes: hybrid (default), fulltext, semantic, regex. Filter by category, status "
+    "(archived memories are found only when you ask for them), thread and time; page with "
+    "limit and offset. Read a hit in full with `memory`, or its tape with `tape(around=…)`."
+)
+READ_ONLY = True
+
+
+class Args(ToolArgs):
+    query: Annotated[
+        str, Field(min_length=1, max_length=2000, description="Words, a question or a regex.")
+    ]
+    scope: Annotated[
+        Scope | None,
+        Field(description="memories (default), tape, or all."),
+    ] = None
+    mode: Annotated[
+        Mode | None,
+        Field(description="hybrid (default), fulltext, semantic or regex."),
+    ] = None
+    category: Annotated[
+        Category | None,
+        Field(description="preference, project_fact, task_outcome or lesson."),
+    ] = None
+    status: Annotated[
+        Status | None,
+        Field(description="active (default), archived, superseded or forgotten."),
+    ] = None
+    thread: Annotated[str | None, Field(max_length=200, description="Only this thread.")] = None
+    since: Annotated[str | None, Field(description="From this time on (ISO 8601).")] = None
+    until: Annotated[str | None, Field(description="Up to this time (ISO 8601).")] = None
+    limit: Annotated[int | None, Field(ge=1, le=200, description="Hits per page.")] = None
+    offset: Annotated[int | None, Field(ge=0, le=100_000, description="Hits to skip.")] = None
+
+
+def run(engine: Any, agent: str, args: Args) -> Any:
+    method = engine_method(engine, "search", NAME)
+    return method(
+        agent,
+        args.query,
+        **given(
+            scope=args.scope,
+            mode=args.mode,
+            category=args.category,
+            status=args.status,
+            thread=args.thread,
+            since=parse_time(args.since, "since"),
+            until=parse_time(args.until, "until"),
+            limit=args.limit,
+            offset=args.offset,
+        ),
+    )

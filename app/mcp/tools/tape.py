@@ -1,0 +1,52 @@
+"""`tape`: read the agent's own tape."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ...models import KINDS
+from .base import ToolArgs, parse_time
+
+NAME = "tape"
+DESCRIPTION = (
+    "Read your tape, oldest first: the raw record of past turns. Filter by thread, turn, "
+    "kinds or time, or read the entries around one entry id (e.g. a memory's source) to see "
+    "its context. Without `since`, returns the latest `limit` entries."
+)
+READ_ONLY = True
+
+Kind = Literal[KINDS]  # type: ignore[valid-type]
+
+
+class Args(ToolArgs):
+    thread: Annotated[str | None, Field(max_length=200, description="Only this thread.")] = None
+    turn: Annotated[str | None, Field(max_length=200, description="Only this turn.")] = None
+    kinds: Annotated[
+        list[Kind] | None,
+        Field(max_length=6, description='Only these kinds, e.g. ["message"].'),
+    ] = None
+    around: Annotated[
+        int | None,
+        Field(ge=1, description="An entry id: the entries of its thread nearest to it."),
+    ] = None
+    since: Annotated[
+        str | None, Field(description="From this time on (ISO 8601, e.g. 2026-11-30).")
+    ] = None
+    until: Annotated[str | None, Field(description="Up to this time (ISO 8601).")] = None
+    limit: Annotated[int, Field(ge=1, le=1000, description="At most this many entries.")] = 50
+
+
+def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
+    entries = engine.tape(
+        agent,
+        thread=args.thread,
+        turn=args.turn,
+        kinds=args.kinds,
+        around=args.around,
+        since=parse_time(args.since, "since"),
+        until=parse_time(args.until, "until"),
+        limit=args.limit,
+    )
+    return {"entries": entries}

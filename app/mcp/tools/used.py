@@ -1,0 +1,31 @@
+"""`used`: report the memories the agent actually used in a turn."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from .base import ToolArgs
+
+NAME = "used"
+DESCRIPTION = (
+    "Report which memories you actually used in this turn (not merely received from "
+    "`context`). They are reinforced, so they fade more slowly, and they become parents of "
+    "what you `remember` in the same turn. Call it at the end of the turn."
+)
+READ_ONLY = False
+
+
+class Args(ToolArgs):
+    turn: Annotated[
+        str, Field(min_length=1, max_length=200, description="The turn id (as in `append`).")
+    ]
+    memory_ids: Annotated[
+        list[int],
+        Field(min_length=1, max_length=200, description="Ids of the memories you used."),
+    ]
+
+
+def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
+    return {"recorded": engine.report_used(agent, args.turn, args.memory_ids)}

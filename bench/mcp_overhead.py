@@ -1,0 +1,16 @@
+"""MCP overhead of a `context` call over loopback HTTP (see app/benchmarks/mcp_overhead.py).
+
+python bench/mcp_overhead.py [--calls 200] [--memories 150]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.benchmarks.mcp_overhead import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""Real processes and real MCP clients for the MCP tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLES = ("agents", "tape_entries", "memories", "provenance", "lineage", "memory_uses", "audit")
+
+
+def env() -> dict[str, str]:
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(ROOT)
+    e.pop("TAPEMIND_HOME", None)
+    # Child processes never touch a real keychain: the vault key is under a passphrase.
+    e["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    e["TAPEMIND_VAULT_PASSPHRASE"] = "correct horse battery staple 马"
+    return e
+
+
+def tapemind_argv(home: Path, *args: str) -> list[str]:
+    return [
+        sys.executable,
+        "-c",
+        "from app.cli.main import main; main()",
+        "--home",
+        str(home),
+        *args,
+    ]
+
+
+def cli(
+    home: Path, *args: str, check: bool = True, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        tapemind_argv(home, *args),
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=120,
+        input=stdin,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"tapemind {' '.join(args)} failed: {proc.stderr}")
+    return proc
+
+
+def cli_json(home: Path, *args: str) -> Any:
+    return json.loads(cli(home, "--json", *args).stdout)
+
+
+def start_serve(home: Path) -> tuple[subprocess.Popen[str], str]:
+    """A real `tapemind serve` on a free port; returns the process and its base URL."""
+    proc = subprocess.Popen(
+        tapemind_argv(home, "--json", "serve", "--port", "0"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        raise AssertionError(f"serve did not start: {proc.stderr.read() if proc.stderr else ''}")
+    # --json prints a pretty object: read until it closes
+    text = line
+    while not text.rstrip().endswith("}"):
+        text += proc.stdout.readline()
+    url = json.loads(text)["url"]
+    wait_for_host(home)
+    return proc, url.removesuffix("/mcp")
+
+
+def wait_for_host(home: Path, timeout: float = 20.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            note = json.loads((home / ".lock").read_text())
+            if note.get("url") and (home / "host-owner.token").exists():
+                return dict(note)
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    raise AssertionError("no host announced itself in the home")
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def counts(home: Path) -> dict[str, int]:
+    """Row counts, read straight from the database file (read-only)."""
+    conn = sqlite3.connect(f"file:{home / 'tapemind.db'}?mode=ro", uri=True)
+    try:
+        return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+    finally:
+        conn.close()
+
+
+def integrity(home: Path) -> str:
+    conn = sqlite3.connect(f"file:{home / 'tapemind.db'}?mode=ro", uri=True)
+    try:
+        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+    finally:
+        conn.close()
+
+
+@asynccontextmanager
+async def http_client(url: str, token: str | None) -> AsyncIterator[Client]:
+    """The SDK's MCP client over streamable HTTP with a bearer token."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as hc,
+        Client(streamable_http_client(f"{url}/mcp", http_client=hc)) as client,
+    ):
+        yield client
+
+
+def stdio_client(home: Path, agent: str) -> Client:
+    """The SDK's MCP client launching `tapemind mcp --agent AGENT` as a subprocess."""
+    argv = tapemind_argv(home, "mcp", "--agent", agent)
+    return Client(StdioServerParameters(command=argv[0], args=argv[1:], env=env(), cwd=str(ROOT)))
+
+
+def data(result: Any) -> Any:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+def error_text(result: Any) -> str:
+    assert result.is_error, result.structured_content
+    return str(result.content[0].text)

@@ -1,0 +1,94 @@
+"""Agent tokens (shown again, rotated, never exported), `agent token` snippets, the skill."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from app import Engine
+from app.access_tokens import TOKENS_FILE, token_hash
+from app.cli.main import cli
+
+
+def test_a_token_is_shown_again_until_rotated_and_only_its_hash_is_in_the_database(
+    engine: Engine, tmp_path: Path
+) -> None:
+    engine.add_agent("A")
+    engine.add_agent("写作助手")
+    first = engine.agent_token("A")
+    assert first.issued and first.token.startswith("tm_")
+    again = engine.agent_token("A")
+    assert again.token == first.token and not again.issued
+    other = engine.agent_token("写作助手")
+    assert other.token != first.token
+    assert engine.agent_for_token(first.token) == "A"
+    assert engine.agent_for_token(other.token) == "写作助手"
+    assert engine.agent_for_token("tm_" + "x" * 43) is None
+    assert engine.agent_for_token("") is None
+
+    rotated = engine.agent_token("A", rotate=True)
+    assert rotated.issued and rotated.token != first.token
+    assert engine.agent_for_token(first.token) is None
+    assert engine.agent_for_token(rotated.token) == "A"
+
+    files = [engine.home / "tapemind.db", engine.home / "tapemind.db-wal"]
+    database = b"".join(f.read_bytes() for f in files if f.exists())
+    assert rotated.token.encode() not in database and first.token.encode() not in database
+    assert token_hash(rotated.token).encode() in database
+    tokens_file = engine.home / TOKENS_FILE
+    assert stat.S_IMODE(tokens_file.stat().st_mode) == 0o600
+    assert json.loads(tokens_file.read_text())["A"] == rotated.token
+    exported = tmp_path / "export.jsonl"
+    engine.export(exported)
+    text = exported.read_text()
+    assert rotated.token not in text and token_hash(rotated.token) not in text
+    assert [e.action for e in engine.audit(action="agent.token")].count("agent.token") == 3
+
+
+def test_a_lost_token_file_means_a_new_token(engine: Engine) -> None:
+    engine.add_agent("A")
+    first = engine.agent_token("A")
+    (engine.home / TOKENS_FILE).unlink()
+    second = engine.agent_token("A")
+    assert second.issued and second.token != first.token
+    assert engine.agent_for_token(first.token) is None
+
+
+def test_agent_token_prints_snippets_for_each_client(engine: Engine) -> None:
+    engine.add_agent("A")
+    home = str(engine.home)
+    result = CliRunner().invoke(cli, ["--home", home, "agent", "token", "A"])
+    assert result.exit_code == 0, result.output
+    token = engine.agent_token("A").token
+    assert "claude mcp add --transport http tapemind http://127.0.0.1:7821/mcp" in result.output
+    assert f"Authorization: Bearer {token}" in result.output
+    assert "[mcp_servers.tapemind]" in result.output and "bearer_token_env_var" in result.output
+    assert f'args = ["--home", "{home}", "mcp", "--agent", "A"]' in result.output
+    assert "DeepChat" in result.output
+    data = json.loads(
+        CliRunner().invoke(cli, ["--home", home, "--json", "agent", "token", "A"]).output
+    )
+    assert data["token"] == token and not data["issued"]
+    clients = {(s["client"], s["transport"]) for s in data["snippets"]}
+    for client in ("Claude Code", "Codex", "DeepChat"):
+        assert {(client, "http"), (client, "stdio")} <= clients
+    mcp_json = next(
+        json.loads(s["text"])
+        for s in data["snippets"]
+        if s["client"] == "Claude Code" and s["transport"] == "http" and s["where"] == ".mcp.json"
+    )
+    assert mcp_json["mcpServers"]["tapemind"]["headers"]["Authorization"] == f"Bearer {token}"
+
+
+def test_skill_install_copies_the_bilingual_manual(tmp_path: Path) -> None:
+    target = tmp_path / "skills"
+    result = CliRunner().invoke(cli, ["--json", "skill", "install", "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    text = (target / "tapemind-memory" / "SKILL.md").read_text(encoding="utf-8")
+    front = text.split("---")[1]
+    assert "name: tapemind-memory" in front and "description:" in front
+    for word in ("context", "append", "remember", "used", "request_secret", "先调用 `context`"):
+        assert word in text

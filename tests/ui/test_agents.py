@@ -1,0 +1,71 @@
+"""Agents page: add an agent (Chinese names too), refuse a bad name, change settings."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+
+def test_add_agent_with_a_chinese_name(session, qtbot, open_page) -> None:
+    page = open_page("agents")
+    qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+    dialog = page.dialog
+    assert dialog.isVisible()
+    dialog.name.setText("写作助手")
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+    assert "写作助手" in [a.name for a in session.engine.agents()]
+    names = [page.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(page.list.count())]
+    assert "写作助手" in names
+    assert page.heading.text() == "写作助手"
+    assert not dialog.isVisible()
+
+
+def test_a_bad_name_keeps_the_dialog_open_with_the_engines_message(
+    session, qtbot, open_page
+) -> None:
+    page = open_page("agents")
+    qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+    dialog = page.dialog
+    dialog.name.setText("claude-code")  # taken
+    with qtbot.waitSignal(session.runner.failed, timeout=10000):
+        qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+    assert dialog.isVisible()
+    assert "already exists" in dialog.error.text()
+    assert len(session.engine.agents()) == 2
+
+
+def test_settings_are_saved_to_the_engine(session, qtbot, open_page) -> None:
+    page = open_page("agents")
+    name = page.selected
+    page.half_life.setValue(12.5)
+    page.budget.setValue(1500)
+    page.mode.setCurrentIndex(page.mode.findData("review"))
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    settings = session.engine.agent(name).settings
+    assert (settings.half_life_days, settings.recall_budget, settings.permission_mode) == (
+        12.5,
+        1500,
+        "review",
+    )
+    assert page.half_life.value() == 12.5
+
+
+def test_copy_mcp_configuration_with_the_agents_token(session, qtbot, open_page) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from ui.mcp_config import McpConfigDialog
+
+    page = open_page("agents")
+    if not session.ctx.has("agent_token"):
+        assert not page.mcp_button.isVisible()
+        return
+    qtbot.mouseClick(page.mcp_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: isinstance(page.dialog, McpConfigDialog), timeout=10000)
+    dialog = page.dialog
+    token = session.engine.agent_token(page.selected).token
+    texts = [s.text for s in dialog.snippets]
+    assert any(token in t for t in texts)
+    dialog.client.setCurrentIndex(0)
+    qtbot.mouseClick(dialog.copy, Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == dialog.snippets[0].text

@@ -1,0 +1,60 @@
+"""Engine events reach the GUI thread as signals; worker results come back on it too."""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QThread
+
+from app import Engine
+from ui.bridge import EngineBridge
+from ui.tablemodels import Column, LazyRowsModel
+from ui.workers import Runner
+
+
+def test_a_write_on_another_thread_arrives_as_a_signal_on_the_gui_thread(
+    engine: Engine, qtbot, qapp
+) -> None:
+    bridge = EngineBridge(engine)
+    engine.add_agent("a")
+    seen: list[tuple[str, bool]] = []
+    bridge.memories_changed.connect(
+        lambda agent: seen.append((agent, QThread.currentThread() is qapp.thread()))
+    )
+    writer = threading.Thread(
+        target=lambda: engine.remember("a", "The owner prefers tabs.", "preference")
+    )
+    with qtbot.waitSignal(bridge.memories_changed, timeout=5000):
+        writer.start()
+    writer.join()
+    assert seen == [("a", True)]
+    bridge.close()
+
+
+def test_runner_delivers_results_and_errors_on_the_gui_thread(engine: Engine, qtbot, qapp) -> None:
+    runner = Runner()
+    engine.add_agent("a")
+    got: list[object] = []
+    with qtbot.waitSignal(runner.busy_changed, check_params_cb=lambda n: n == 0, timeout=5000):
+        runner.read(engine.agents, on_result=lambda r: got.append((r, QThread.currentThread())))
+    assert [a.name for a in got[0][0]] == ["a"] and got[0][1] is qapp.thread()
+    with qtbot.waitSignal(runner.failed, timeout=5000) as blocker:
+        runner.write(engine.add_agent, "a")
+    assert "already exists" in blocker.args[0]
+    runner.wait()
+
+
+def test_lazy_model_drops_pages_of_an_older_query(qapp) -> None:
+    model = LazyRowsModel([Column("N", str)], page_size=2)
+    asked: list[tuple[int, int, int]] = []
+    model.page_requested.connect(lambda *a: asked.append(a))
+    model.reset(5)
+    model.fetchMore()
+    old = model.generation
+    model.reset(3)  # filters changed while the first page was loading
+    assert model.add_page(old, [1, 2]) is False
+    assert model.rowCount() == 0
+    model.fetchMore()
+    assert model.add_page(model.generation, [7, 8]) is True
+    assert model.rows == [7, 8] and model.canFetchMore()
+    assert asked == [(old, 0, 2), (model.generation, 0, 2)]

@@ -1,0 +1,110 @@
+"""Chinese and English: labels, fonts, and screenshots of every page in both languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase, QImage
+
+from ui import i18n
+from ui.main import main
+from ui.window import PAGE_NAMES
+
+
+def test_switching_to_chinese_shows_chinese_labels(session, qtbot, open_page) -> None:
+    open_page("memories")
+    with qtbot.waitSignal(session.window.language_changed):
+        session.window.language_actions["zh"].trigger()
+    window = session.window
+    assert [window.sidebar.item(i).text() for i in range(3)] == ["仪表盘", "记忆", "冲突"]
+    page = window.current_page()
+    assert page is window.pages["memories"]  # the same page, rebuilt
+    if not page.has_loaded:
+        qtbot.waitSignal(page.loaded, timeout=10000).wait()
+    assert page.never_box.text() == "从未被召回"
+    headers = [page.model.headerData(c, Qt.Orientation.Horizontal) for c in range(3)]
+    assert headers == ["编号", "类别", "内容"]
+    assert window.menuBar().actions()[0].text() == "文件(&F)"
+    # The application font can draw Chinese.
+    families = window.font().families()
+    cjk = set(QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese))
+    assert families and families[0] in cjk
+    with qtbot.waitSignal(window.language_changed):
+        window.language_actions["en"].trigger()
+    assert window.sidebar.item(0).text() == "Dashboard"
+
+
+def test_every_translation_is_compiled(qapp, english) -> None:
+    i18n.install_language("zh")
+    try:
+        missing = [en for en, zh in i18n.ZH.items() if i18n.tr(en) != zh]
+    finally:
+        i18n.install_language("en")
+    assert missing == [], "run `python -m ui.i18n` to rebuild the .qm"
+
+
+def test_every_ui_string_has_a_chinese_translation() -> None:
+    import re
+
+    pattern = re.compile(r'\btr\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\)')
+    missing = set()
+    for path in Path(i18n.__file__).parent.rglob("*.py"):
+        if path.name in ("i18n.py", "zh.py"):  # their docstrings show tr("…") as an example
+            continue
+        for match in pattern.finditer(path.read_text("utf-8")):
+            text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', match.group(1)))
+            if text not in i18n.ZH:
+                missing.add(text)
+    assert missing == set()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_screenshot_of_every_page(session, qtbot, tmp_path: Path, lang: str) -> None:
+    if lang != "en":
+        session.window.set_language(lang)
+    for name in PAGE_NAMES:
+        session.window.open_page(name, {})
+        out = tmp_path / f"{name}-{lang}.png"
+        assert session.screenshot(out, 1100, 720)
+        image = QImage(str(out))
+        assert not image.isNull()
+        assert (image.width(), image.height()) == (1100, 720)
+        # not a blank canvas: the page drew text and widgets in more than a few colours
+        colours = {image.pixel(x, y) for x in range(0, 1100, 37) for y in range(0, 720, 29)}
+        assert len(colours) > 5
+
+
+def test_command_line_screenshot(demo_home: Path, tmp_path: Path, qapp, english) -> None:
+    out = tmp_path / "memories-zh.png"
+    code = main(
+        [
+            "--home",
+            str(demo_home),
+            "--page",
+            "memories",
+            "--lang",
+            "zh",
+            "--screenshot",
+            str(out),
+            "--size",
+            "1000x700",
+        ]
+    )
+    assert code == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1000, 700)
+    i18n.install_language("en")
+
+
+def test_command_line_refuses_a_missing_home(tmp_path: Path, qapp, english, capsys) -> None:
+    code = main(["--home", str(tmp_path / "nowhere"), "--screenshot", str(tmp_path / "x.png")])
+    assert code == 2
+    assert "nowhere" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_version(capsys) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("tapemind-desktop 0.1.0")

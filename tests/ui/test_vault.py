@@ -1,0 +1,118 @@
+"""Vault page and approval prompts on a freshly seeded demo home (with its secrets)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from app import Engine
+from app.demo import seed
+
+
+@pytest.fixture
+def vault_engine(tmp_path: Path, memory_keyring) -> Iterator[Engine]:  # type: ignore[no-untyped-def]
+    home = tmp_path / "vault-home"
+    counts = seed(home)  # inside the test: the vault key goes to the in-memory keyring
+    assert counts.get("secrets", 0) > 0
+    engine = Engine.open(home)
+    yield engine
+    engine.close()
+
+
+def _session(vault_engine: Engine, qtbot, prompts: bool = False):  # type: ignore[no-untyped-def]
+    from ui.session import Session
+
+    s = Session(vault_engine, page="dashboard", tray=False, prompts=prompts)
+    with qtbot.waitSignal(s.window.pages["dashboard"].loaded, timeout=10000):
+        s.window.show()
+    return s
+
+
+def _open(qtbot, s, name: str):  # type: ignore[no-untyped-def]
+    page = s.window.pages[name]
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        s.window.open_page(name, {})
+    return page
+
+
+def test_vault_lists_names_never_values(vault_engine, qtbot, english) -> None:
+    s = _session(vault_engine, qtbot)
+    try:
+        dash = s.window.pages["dashboard"]
+        pending = vault_engine.access_requests(status="pending")
+        assert dash.cards["secrets"].value.text() == str(len(pending))
+        page = _open(qtbot, s, "vault")
+        names = [page.model.row_at(i).info.name for i in range(page.model.rowCount())]
+        assert sorted(names) == sorted(x.name for x in vault_engine.secrets())
+        values = [vault_engine.reveal_secret(n) for n in names]
+        shown = [lbl.text() for lbl in page.findChildren(QLabel)]
+        shown += [page.requests.item(i).text() for i in range(page.requests.count())]
+        shown += [
+            str(page.model.data(page.model.index(r, c)))
+            for r in range(page.model.rowCount())
+            for c in range(page.model.columnCount())
+        ]
+        assert not any(v in text for v in values for text in shown)
+        assert pending[0].secret in page.requests.item(0).text()
+    finally:
+        s.close()
+
+
+def test_allow_once_answers_the_request(vault_engine, qtbot, english) -> None:
+    s = _session(vault_engine, qtbot)
+    try:
+        page = _open(qtbot, s, "vault")
+        request = vault_engine.access_requests(status="pending")[0]
+        with qtbot.waitSignal(page.loaded, timeout=10000):
+            qtbot.mouseClick(page.answer_buttons["once"], Qt.MouseButton.LeftButton)
+        answered = vault_engine.access_request(request.id)
+        assert (answered.status, answered.scope) == ("allowed", "once")
+        assert answered.decided_by == "owner"
+        assert page.requests.item(0).text() == "No requests are waiting."
+    finally:
+        s.close()
+
+
+def test_add_a_secret_with_chinese_tags(vault_engine, qtbot, english) -> None:
+    s = _session(vault_engine, qtbot)
+    try:
+        page = _open(qtbot, s, "vault")
+        qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+        dialog = page.dialog
+        dialog.name.setText("STAGING_REDIS_URL")
+        dialog.value.setText("redis://demo:值@127.0.0.1:6379/0")
+        dialog.tags.setText("staging, 缓存")
+        assert dialog.value.echoMode() == dialog.value.EchoMode.Password
+        with qtbot.waitSignal(page.loaded, timeout=10000):
+            qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+        info = vault_engine.secret("STAGING_REDIS_URL")
+        assert info.tags == ("staging", "缓存")
+        assert vault_engine.reveal_secret("STAGING_REDIS_URL") == "redis://demo:值@127.0.0.1:6379/0"
+        names = [page.model.row_at(i).info.name for i in range(page.model.rowCount())]
+        assert "STAGING_REDIS_URL" in names
+    finally:
+        s.close()
+
+
+def test_approval_prompt_appears_and_denies_by_keyboard(vault_engine, qtbot, english) -> None:
+    from ui.session import Session
+
+    request = vault_engine.access_requests(status="pending")[0]
+    s = Session(vault_engine, page="dashboard", tray=False, prompts=True)
+    try:
+        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+            s.window.show()
+        prompt = blocker.args[0]
+        labels = " ".join(lbl.text() for lbl in prompt.findChildren(QLabel))
+        assert request.agent in labels and request.secret in labels and request.reason in labels
+        # Enter answers with the default button, which is Deny: never a grant by accident.
+        assert prompt.buttons["deny"].isDefault()
+        with qtbot.waitSignal(s.bridge.requests_changed, timeout=10000):
+            qtbot.keyClick(prompt, Qt.Key.Key_Return)
+        assert vault_engine.access_request(request.id).status == "denied"
+    finally:
+        s.close()

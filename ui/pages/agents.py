@@ -1,0 +1,243 @@
+"""Agents: the list, adding one, and each agent's settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..i18n import tr
+from ..mcp_config import McpConfigDialog, load_snippets
+from ..widgets import fmt_time, section_label, title_label
+from .base import Page
+
+PERMISSION_MODES = ("ask", "auto", "review")
+NAME_ROLE = Qt.ItemDataRole.UserRole
+
+
+def load_agents(engine: Any) -> list[tuple[Any, dict[str, Any]]]:
+    return [(a, engine.agent_stats(a.name)) for a in engine.agents()]
+
+
+class AddAgentDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(tr("Add an agent"))
+        self.setMinimumWidth(380)
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel(tr("A name for the agent (letters, digits, '.', '-' or '_'):")))
+        self.name = QLineEdit()
+        self.name.setPlaceholderText(tr("e.g. claude-code"))
+        lay.addWidget(self.name)
+        self.error = QLabel("")
+        self.error.setStyleSheet("color: #d64545;")
+        self.error.setWordWrap(True)
+        lay.addWidget(self.error)
+        # `accepted` of the buttons is not wired to accept(): the page closes the
+        # dialog only once the engine has added the agent (or shows its error here).
+        self.buttons = QDialogButtonBox()
+        self.ok = self.buttons.addButton(tr("Add"), QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.addButton(tr("Cancel"), QDialogButtonBox.ButtonRole.RejectRole)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+
+
+class AgentsPage(Page):
+    name = "agents"
+
+    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.rows: list[tuple[Any, dict[str, Any]]] = []
+        self.selected: str | None = None
+        self.dialog: Any = None
+        root = QVBoxLayout(self)
+        root.setContentsMargins(24, 20, 24, 16)
+        head = QHBoxLayout()
+        head.addWidget(title_label(tr("Agents")))
+        head.addStretch(1)
+        self.add_button = QPushButton(tr("Add agent…"))
+        self.add_button.clicked.connect(self.ask_add)
+        head.addWidget(self.add_button)
+        root.addLayout(head)
+
+        body = QHBoxLayout()
+        self.list = QListWidget()
+        self.list.setMaximumWidth(280)
+        self.list.currentItemChanged.connect(self._picked)
+        body.addWidget(self.list)
+        panel = QFrame()
+        panel.setObjectName("panel")
+        form_lay = QVBoxLayout(panel)
+        form_lay.setContentsMargins(18, 14, 18, 14)
+        self.heading = QLabel("")
+        self.heading.setObjectName("emptyTitle")
+        form_lay.addWidget(self.heading)
+        self.stats = QLabel("")
+        self.stats.setObjectName("muted")
+        self.stats.setWordWrap(True)
+        form_lay.addWidget(self.stats)
+        form_lay.addWidget(section_label(tr("Settings")))
+        form = QFormLayout()
+        self.half_life = QDoubleSpinBox()
+        self.half_life.setRange(0.5, 3650)
+        self.half_life.setDecimals(1)
+        self.half_life.setSuffix(" " + tr("days"))
+        self.budget = QSpinBox()
+        self.budget.setRange(50, 100000)
+        self.budget.setSingleStep(100)
+        self.budget.setSuffix(" " + tr("tokens"))
+        self.mode = QComboBox()
+        for m in PERMISSION_MODES:
+            self.mode.addItem(tr(m), m)
+        self.arbiter = QLabel("")
+        self.embedder = QLabel("")
+        form.addRow(tr("Half-life"), self.half_life)
+        form.addRow(tr("Recall budget"), self.budget)
+        form.addRow(tr("Permission mode"), self.mode)
+        form.addRow(tr("Arbiter"), self.arbiter)
+        form.addRow(tr("Embedder"), self.embedder)
+        for w in (self.half_life, self.budget, self.mode):
+            w.setMaximumWidth(260)
+        form_lay.addLayout(form)
+        note = QLabel(
+            tr(
+                "Half-life: how fast an unused memory fades. Recall budget: how many tokens "
+                "of memories an agent gets per turn. Permission mode: how the agent's "
+                "requests for secrets are answered."
+            )
+        )
+        note.setObjectName("muted")
+        note.setWordWrap(True)
+        form_lay.addWidget(note)
+        buttons = QHBoxLayout()
+        self.save_button = QPushButton(tr("Save settings"))
+        self.save_button.clicked.connect(self.save)
+        self.mcp_button = QPushButton(tr("Copy MCP configuration…"))
+        self.mcp_button.clicked.connect(self.show_mcp)
+        self.mcp_button.setVisible(ctx.has("agent_token"))
+        buttons.addWidget(self.mcp_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        form_lay.addLayout(buttons)
+        form_lay.addStretch(1)
+        body.addWidget(panel, 1)
+        root.addLayout(body, 1)
+        ctx.bridge.agents_changed.connect(self.changed)
+
+    def refresh(self, *_: object) -> None:
+        self._start_load()
+        self.ctx.runner.read(
+            load_agents, self.ctx.engine, on_result=self._loaded, on_error=self._finish_load
+        )
+
+    def _loaded(self, rows: list[tuple[Any, dict[str, Any]]]) -> None:
+        self.rows = rows
+        self.list.blockSignals(True)
+        self.list.clear()
+        for agent, stats in rows:
+            n = sum(dict(stats.get("memories", {})).values())
+            item = QListWidgetItem(f"{agent.name}\n{tr('{n} memories').format(n=n)}")
+            item.setData(NAME_ROLE, agent.name)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        names = [a.name for a, _ in rows]
+        if self.selected not in names:
+            self.selected = names[0] if names else None
+        if self.selected is not None:
+            self.list.setCurrentRow(names.index(self.selected))
+        self._show_selected()
+        self._finish_load()
+
+    def _picked(self, item: QListWidgetItem | None, _prev: Any = None) -> None:
+        if item is not None:
+            self.selected = item.data(NAME_ROLE)
+            self._show_selected()
+
+    def _show_selected(self) -> None:
+        row = next(((a, s) for a, s in self.rows if a.name == self.selected), None)
+        enabled = row is not None
+        for w in (self.half_life, self.budget, self.mode, self.save_button):
+            w.setEnabled(enabled)
+        if row is None:
+            self.heading.setText(tr("No agents yet"))
+            self.stats.setText(tr("Add an agent to give it a tape and memories."))
+            return
+        agent, stats = row
+        self.heading.setText(agent.name)
+        by_status = dict(stats.get("memories", {}))
+        self.stats.setText(
+            tr(
+                "Added {when} · {entries} tape entries in {threads} threads · {memories} memories"
+            ).format(
+                when=fmt_time(agent.created_at),
+                entries=stats.get("tape_entries", 0),
+                threads=stats.get("threads", 0),
+                memories=sum(by_status.values()),
+            )
+        )
+        s = agent.settings
+        self.half_life.setValue(float(s.half_life_days))
+        self.budget.setValue(int(s.recall_budget))
+        self.mode.setCurrentIndex(max(0, self.mode.findData(s.permission_mode)))
+        self.arbiter.setText(s.arbiter)
+        self.embedder.setText(s.embedder or tr("the home's default"))
+
+    def save(self) -> None:
+        if self.selected is None:
+            return
+        self.ctx.runner.write(
+            self.ctx.engine.configure_agent,
+            self.selected,
+            half_life_days=self.half_life.value(),
+            recall_budget=self.budget.value(),
+            permission_mode=self.mode.currentData(),
+        )
+
+    def show_mcp(self) -> None:
+        if self.selected is None:
+            return
+        self.ctx.runner.read(
+            load_snippets, self.ctx.engine, self.selected, on_result=self._snippets_loaded
+        )
+
+    def _snippets_loaded(self, snippets: list[Any]) -> None:
+        self.dialog = McpConfigDialog(self.selected or "", snippets, self)
+        self.dialog.open()
+
+    def ask_add(self) -> None:
+        self.dialog = AddAgentDialog(self)
+        self.dialog.buttons.accepted.connect(self._add)
+        self.dialog.open()
+
+    def _add(self) -> None:
+        assert self.dialog is not None
+        name = self.dialog.name.text().strip()
+        self.ctx.runner.write(
+            self.ctx.engine.add_agent, name, on_result=self._added, on_error=self._add_failed
+        )
+
+    def _added(self, agent: Any) -> None:
+        self.selected = agent.name
+        if self.dialog is not None:
+            self.dialog.accept()
+
+    def _add_failed(self, exc: object) -> None:
+        if self.dialog is not None:
+            self.dialog.error.setText(str(exc))

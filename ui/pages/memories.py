@@ -1,0 +1,423 @@
+"""Memories: a lazily paged table with filters, search and a detail pane."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..dialogs import ConfirmDialog, TextEditDialog
+from ..i18n import tr
+from ..tablemodels import Column, LazyRowsModel, RowFilterProxy
+from ..widgets import fmt_time, one_line, title_label
+from .base import Page
+from .memory_detail import MemoryDetailPane
+
+CATEGORIES = ("preference", "project_fact", "task_outcome", "lesson")
+STATUSES = ("active", "archived", "superseded", "forgotten")
+SEARCH_DEBOUNCE_MS = 250
+SEARCH_LIMIT = 200  # the engine's page limit for one search
+AUTO_FILL_ROWS = 50  # a client-side filter keeps loading pages until this many rows show…
+AUTO_FILL_LIMIT = 5000  # …or this many are loaded (then scrolling loads more)
+
+MEMORY_COLUMNS = (
+    Column("ID", lambda m: str(m.id), lambda m: m.id, align_right=True),
+    Column("Category", lambda m: tr(m.category)),
+    Column(
+        "Text",
+        lambda m: one_line(m.text) if m.text else tr("(forgotten)"),
+        tooltip=lambda m: m.text[:1000],
+    ),
+    Column("Importance", lambda m: f"{m.importance:.2f}", lambda m: m.importance, True),
+    Column("Recalls", lambda m: str(m.recall_count), lambda m: m.recall_count, True),
+    Column("Uses", lambda m: str(m.use_count), lambda m: m.use_count, True),
+    Column("Status", lambda m: tr(m.status)),
+    Column("Updated", lambda m: fmt_time(m.updated_at), lambda m: m.updated_at.timestamp()),
+)
+
+
+def load_head(engine: Any, agent: str | None, category: str | None, status: str | None):
+    """(agent names, the agent shown, how many memories match) — worker side."""
+    names = [a.name for a in engine.agents()]
+    if agent not in names:
+        agent = names[0] if names else None
+    total = engine.count_memories(agent, category=category, status=status) if agent else 0
+    return names, agent, total
+
+
+def search_memories(engine: Any, agent: str, query: str, category: Any, status: Any) -> list[Any]:
+    """The best hybrid-search hits as memories, best first (worker side)."""
+    result = engine.search(
+        agent, query, scope="memories", category=category, status=status, limit=SEARCH_LIMIT
+    )
+    hits = getattr(result, "hits", result)
+    return [h.memory for h in hits if getattr(h, "memory", None) is not None]
+
+
+class MemoriesPage(Page):
+    name = "memories"
+
+    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.agent: str | None = None
+        self.selected_id: int | None = None
+        self.dialog: Any = None
+        self.searching = False
+        root = QVBoxLayout(self)
+        root.setContentsMargins(24, 20, 24, 16)
+        head = QHBoxLayout()
+        head.addWidget(title_label(tr("Memories")))
+        head.addStretch(1)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("muted")
+        head.addWidget(self.count_label)
+        root.addLayout(head)
+
+        bar = QHBoxLayout()
+        self.agent_box = QComboBox()
+        self.agent_box.setMinimumWidth(140)
+        self.category_box = QComboBox()
+        self.category_box.addItem(tr("All categories"), None)
+        for c in CATEGORIES:
+            self.category_box.addItem(tr(c), c)
+        self.status_box = QComboBox()
+        self.status_box.addItem(tr("All statuses"), None)
+        for s in STATUSES:
+            self.status_box.addItem(tr(s), s)
+        self.never_box = QCheckBox(tr("Never recalled"))
+        self.search_box = QLineEdit()
+        self.search_box.setClearButtonEnabled(True)
+        has_search = ctx.has("search")
+        self.search_box.setPlaceholderText(
+            tr("Search memories…") if has_search else tr("Filter the loaded memories…")
+        )
+        if not has_search:
+            self.search_box.setToolTip(tr("Hybrid search is not available in this version."))
+        for label, widget in (
+            ("Agent", self.agent_box),
+            ("Category", self.category_box),
+            ("Status", self.status_box),
+        ):
+            bar.addWidget(QLabel(tr(label)))
+            bar.addWidget(widget)
+        bar.addWidget(self.never_box)
+        bar.addWidget(self.search_box, 1)
+        root.addLayout(bar)
+
+        self.model = LazyRowsModel(MEMORY_COLUMNS, page_size=200, parent=self)
+        self.model.page_requested.connect(self._fetch_page)
+        self.proxy = RowFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(28)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setResizeContentsPrecision(40)  # size columns from a sample, not every row
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((0, 46), (1, 104), (3, 84), (4, 66), (5, 52), (6, 76), (7, 122)):
+            self.table.setColumnWidth(col, width)
+        # Importance and uses are in the detail pane; the text needs the room.
+        # A right click on the header shows them again.
+        self.table.setColumnHidden(3, True)
+        self.table.setColumnHidden(5, True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+
+        self.detail = MemoryDetailPane()
+        self.detail.entry_activated.connect(self._open_entry)
+        self.detail.memory_activated.connect(self.show_memory)
+        self.detail.edit_requested.connect(self.ask_edit)
+        self.detail.forget_requested.connect(self.ask_forget)
+        split = QSplitter()
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([720, 380])
+        root.addWidget(split, 1)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._apply_search)
+        self.search_box.textChanged.connect(self._debounce.start)
+        self.agent_box.currentIndexChanged.connect(self._agent_picked)
+        for box in (self.category_box, self.status_box):
+            box.currentIndexChanged.connect(self.refresh)
+        self.never_box.toggled.connect(self._apply_never)
+        ctx.bridge.memories_changed.connect(self.changed)
+        ctx.bridge.agents_changed.connect(self.changed)
+
+    # -- filters -------------------------------------------------------------------
+
+    def open_with(self, args: dict[str, Any]) -> None:
+        """Filters from a dashboard card: agent, status, category, never_recalled, memory."""
+        widgets = (
+            (self.category_box, args.get("category")),
+            (self.status_box, args.get("status")),
+        )
+        for box, value in widgets:
+            box.blockSignals(True)
+            box.setCurrentIndex(max(0, box.findData(value)))
+            box.blockSignals(False)
+        if args.get("agent") and args["agent"] != self.agent:
+            self.agent = args["agent"]
+            self.selected_id = None
+        self.never_box.blockSignals(True)
+        self.never_box.setChecked(bool(args.get("never_recalled")))
+        self.never_box.blockSignals(False)
+        self._apply_never(self.never_box.isChecked(), reload=False)
+        if args.get("memory"):
+            self.selected_id = int(args["memory"])
+        self.refresh()
+
+    def _agent_picked(self) -> None:
+        self.agent = self.agent_box.currentData()
+        self.selected_id = None
+        self.refresh()
+
+    def filters(self) -> tuple[Any, Any]:
+        return self.category_box.currentData(), self.status_box.currentData()
+
+    def _apply_never(self, on: bool, reload: bool = False) -> None:
+        self.proxy.set_predicate("never", (lambda m: m.recall_count == 0) if on else None)
+        self._fill_view()
+
+    def _apply_search(self) -> None:
+        query = self.search_box.text().strip()
+        if self.ctx.has("search"):
+            self.refresh()
+            return
+        needle = query.casefold()
+        self.proxy.set_predicate(
+            "text", (lambda m: needle in m.text.casefold()) if needle else None
+        )
+        self._fill_view()
+
+    def _fill_view(self) -> None:
+        # A filter that hides loaded rows must not strand the view: load on.
+        if self._wants_more():
+            self.model.fetchMore()
+        self._update_count()
+
+    def _column_menu(self, pos: Any) -> None:
+        menu = QMenu(self)
+        for col, column in enumerate(MEMORY_COLUMNS):
+            if col == 2:
+                continue
+            act = menu.addAction(tr(column.header))
+            act.setCheckable(True)
+            act.setChecked(not self.table.isColumnHidden(col))
+            act.toggled.connect(lambda on, c=col: self.table.setColumnHidden(c, not on))
+        menu.popup(self.table.horizontalHeader().mapToGlobal(pos))
+
+    # -- loading -------------------------------------------------------------------
+
+    def refresh(self, *_: object) -> None:
+        self._start_load()
+        agent = self.agent
+        category, status = self.filters()
+        self.ctx.runner.read(
+            load_head,
+            self.ctx.engine,
+            agent,
+            category,
+            status,
+            on_result=self._head_loaded,
+            on_error=self._finish_load,
+        )
+
+    def _head_loaded(self, result: tuple[list[str], str | None, int]) -> None:
+        names, agent, total = result
+        self.agent = agent
+        self.agent_box.blockSignals(True)
+        self.agent_box.clear()
+        for n in names:
+            self.agent_box.addItem(n, n)
+        self.agent_box.setCurrentIndex(max(0, self.agent_box.findData(agent)))
+        self.agent_box.blockSignals(False)
+        query = self.search_box.text().strip()
+        if agent and query and self.ctx.has("search"):
+            category, status = self.filters()
+            self.searching = True
+            self.model.reset(0)
+            self.ctx.runner.read(
+                search_memories,
+                self.ctx.engine,
+                agent,
+                query,
+                category,
+                status,
+                on_result=self._search_loaded,
+                on_error=self._finish_load,
+            )
+            return
+        self.searching = False
+        self.model.reset(total)
+        if total == 0 or agent is None:
+            self._page_loaded(self.model.generation, [])
+        else:
+            self.model.fetchMore()
+
+    def _search_loaded(self, rows: list[Any]) -> None:
+        self.model.reset(len(rows))
+        self._page_loaded(self.model.generation, rows)
+
+    def _fetch_page(self, generation: int, offset: int, limit: int) -> None:
+        if self.agent is None:
+            return
+        category, status = self.filters()
+        self.ctx.runner.read(
+            self.ctx.engine.memories,
+            self.agent,
+            category=category,
+            status=status,
+            limit=limit,
+            offset=offset,
+            on_result=lambda rows, g=generation: self._page_loaded(g, rows),
+            on_error=lambda _e, g=generation: self.model.page_failed(g),
+        )
+
+    def _page_loaded(self, generation: int, rows: list[Any]) -> None:
+        first = not self.model.rows
+        if not self.model.add_page(generation, rows):
+            return
+        if first and rows:
+            for col in (0, 1, 3, 4, 5, 6, 7):  # the text column takes the rest
+                self.table.resizeColumnToContents(col)
+                self.table.setColumnWidth(col, min(self.table.columnWidth(col), 150))
+        self._update_count()
+        if self._wants_more():
+            self.model.fetchMore()
+            return
+        # The load ends with the selected memory's detail drawn (or nothing selected).
+        if not self._reselect() and self._loading:
+            self._finish_load()
+
+    def _wants_more(self) -> bool:
+        return (
+            self.proxy.rowCount() < AUTO_FILL_ROWS
+            and len(self.model.rows) < AUTO_FILL_LIMIT
+            and self.model.canFetchMore()
+        )
+
+    def _update_count(self) -> None:
+        shown, total = self.proxy.rowCount(), self.model.total
+        self.count_label.setText(
+            tr("{shown} of {total} memories").format(shown=f"{shown:,}", total=f"{total:,}")
+        )
+
+    # -- selection and detail -------------------------------------------------------
+
+    def _reselect(self) -> bool:
+        """Select the memory shown before (or the first); True if its detail is loading."""
+        if self.selected_id is None:
+            if not self.proxy.rowCount():
+                self.detail.show_detail(None)
+                return False
+            self.selected_id = self.proxy.row_at(0).id
+        i = self.model.find(lambda m: m.id == self.selected_id)
+        proxy_index = self.proxy.mapFromSource(self.model.index(i, 0)) if i >= 0 else None
+        if proxy_index is not None and proxy_index.isValid():
+            self.table.blockSignals(True)
+            self.table.selectionModel().blockSignals(True)
+            self.table.selectRow(proxy_index.row())
+            self.table.selectionModel().blockSignals(False)
+            self.table.blockSignals(False)
+            self.table.scrollTo(proxy_index)
+        self.show_memory(self.selected_id)
+        return True
+
+    def _row_changed(self, current: Any, _previous: Any) -> None:
+        if not current.isValid():
+            return
+        memory = self.proxy.row_at(current.row())
+        if memory is not None:
+            self.show_memory(memory.id)
+
+    def show_memory(self, memory_id: int) -> None:
+        self.selected_id = memory_id
+        self.ctx.runner.read(
+            self.ctx.engine.memory,
+            memory_id,
+            on_result=self._detail_loaded,
+            on_error=self._detail_failed,
+        )
+
+    def _detail_loaded(self, detail: Any) -> None:
+        if detail.memory.id == self.selected_id:
+            self.detail.show_detail(detail)
+            if self._loading:
+                self._finish_load()
+
+    def _detail_failed(self, _exc: object) -> None:
+        self.detail.show_detail(None)
+        if self._loading:
+            self._finish_load()
+
+    def _open_entry(self, agent: str, entry_id: int) -> None:
+        self.ctx.nav.page_requested.emit("tape", {"agent": agent, "entry": entry_id})
+
+    # -- edit and forget --------------------------------------------------------------
+
+    def ask_edit(self) -> None:
+        detail = self.detail.detail
+        if detail is None:
+            return
+        memory = detail.memory
+        self.dialog = TextEditDialog(
+            tr("Edit memory #{id}").format(id=memory.id),
+            tr("Saving makes a new version; the old text stays in the history."),
+            memory.text,
+            tr("Save new version"),
+            self,
+        )
+        self.dialog.accepted.connect(lambda: self._save_edit(memory.id, self.dialog.text()))
+        self.dialog.open()
+
+    def _save_edit(self, memory_id: int, text: str) -> None:
+        self.ctx.runner.write(self.ctx.engine.edit_memory, memory_id, text)
+
+    def ask_forget(self) -> None:
+        detail = self.detail.detail
+        if detail is None:
+            return
+        memory = detail.memory
+        self.dialog = ConfirmDialog(
+            tr("Forget memory #{id}?").format(id=memory.id),
+            tr(
+                "Its text is removed everywhere. A fingerprint stays so that it is not "
+                "learned again. This cannot be undone."
+            ),
+            one_line(memory.text, 300),
+            tr("Forget"),
+            self,
+        )
+        self.dialog.accepted.connect(lambda: self._forget(memory.id))
+        self.dialog.open()
+
+    def _forget(self, memory_id: int) -> None:
+        self.ctx.runner.write(self.ctx.engine.forget, memory_id)

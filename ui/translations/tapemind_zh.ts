@@ -1,0 +1,979 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>tapemind</name>
+    <message>
+        <source>&amp;Always allow</source>
+        <translation>始终允许(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Deny</source>
+        <translation>拒绝(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>(erased)</source>
+        <translation>（已擦除）</translation>
+    </message>
+    <message>
+        <source>(forgotten)</source>
+        <translation>（已遗忘）</translation>
+    </message>
+    <message>
+        <source>(forgotten: the text was removed)</source>
+        <translation>（已遗忘：内容已删除）</translation>
+    </message>
+    <message>
+        <source>1 year</source>
+        <translation>1 年</translation>
+    </message>
+    <message>
+        <source>30 days</source>
+        <translation>30 天</translation>
+    </message>
+    <message>
+        <source>7 days</source>
+        <translation>7 天</translation>
+    </message>
+    <message>
+        <source>90 days</source>
+        <translation>90 天</translation>
+    </message>
+    <message>
+        <source>A name for the agent (letters, digits, '.', '-' or '_'):</source>
+        <translation>智能体名称（字母、数字、“.”、“-”或“_”）：</translation>
+    </message>
+    <message>
+        <source>Active memories</source>
+        <translation>活跃记忆</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Add a secret</source>
+        <translation>添加密钥</translation>
+    </message>
+    <message>
+        <source>Add agent…</source>
+        <translation>添加智能体…</translation>
+    </message>
+    <message>
+        <source>Add an agent</source>
+        <translation>添加智能体</translation>
+    </message>
+    <message>
+        <source>Add an agent to give it a tape and memories.</source>
+        <translation>添加一个智能体，为它建立磁带和记忆。</translation>
+    </message>
+    <message>
+        <source>Added {when} · {entries} tape entries in {threads} threads · {memories} memories</source>
+        <translation>添加于 {when} · {threads} 个线程中 {entries} 条磁带记录 · {memories} 条记忆</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Agent {agent} · open for {age} · {pos} of {n}</source>
+        <translation>智能体 {agent} · 已等待 {age} · 第 {pos} / {n} 个</translation>
+    </message>
+    <message>
+        <source>Agents</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>All agents</source>
+        <translation>全部智能体</translation>
+    </message>
+    <message>
+        <source>All categories</source>
+        <translation>全部类别</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>Allow &amp;once</source>
+        <translation>允许一次(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Allow this &amp;session</source>
+        <translation>本次会话允许(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Allow this session</source>
+        <translation>本次会话允许</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>始终允许</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Arbiter</source>
+        <translation>仲裁器</translation>
+    </message>
+    <message>
+        <source>Arbiter's reason: {reason}</source>
+        <translation>仲裁理由：{reason}</translation>
+    </message>
+    <message>
+        <source>Archive</source>
+        <translation>归档</translation>
+    </message>
+    <message>
+        <source>Archive candidates</source>
+        <translation>归档候选</translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>Archived memories are not recalled on their own; restore brings them back.</source>
+        <translation>已归档的记忆不会被自动召回；恢复后即可再次使用。</translation>
+    </message>
+    <message>
+        <source>Around entry #{id} in thread {thread}</source>
+        <translation>线程 {thread} 中条目 #{id} 附近</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Children</source>
+        <translation>子记忆</translation>
+    </message>
+    <message>
+        <source>Choose a passphrase for the new vault:</source>
+        <translation>为新保险库设置口令：</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Conflicts</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy MCP configuration…</source>
+        <translation>复制 MCP 配置…</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Dashboard</source>
+        <translation>仪表盘</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Edit memory #{id}</source>
+        <translation>编辑记忆 #{id}</translation>
+    </message>
+    <message>
+        <source>Edit the merged text; both memories are replaced by it.</source>
+        <translation>编辑合并后的内容；两条记忆都将被它取代。</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Embedder</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <source>Every secret is encrypted again under a new key.</source>
+        <translation>所有密钥都将用新的密钥重新加密。</translation>
+    </message>
+    <message>
+        <source>Evidence on the tape</source>
+        <translation>磁带上的证据</translation>
+    </message>
+    <message>
+        <source>Existing memory</source>
+        <translation>已有记忆</translation>
+    </message>
+    <message>
+        <source>Filter the loaded memories…</source>
+        <translation>筛选已加载的记忆…</translation>
+    </message>
+    <message>
+        <source>Filter this thread…</source>
+        <translation>筛选此线程…</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation>遗忘</translation>
+    </message>
+    <message>
+        <source>Forget memory #{id}?</source>
+        <translation>遗忘记忆 #{id}？</translation>
+    </message>
+    <message>
+        <source>Forget…</source>
+        <translation>遗忘…</translation>
+    </message>
+    <message>
+        <source>Grants</source>
+        <translation>授权</translation>
+    </message>
+    <message>
+        <source>Half-life</source>
+        <translation>半衰期</translation>
+    </message>
+    <message>
+        <source>Half-life: how fast an unused memory fades. Recall budget: how many tokens of memories an agent gets per turn. Permission mode: how the agent's requests for secrets are answered.</source>
+        <translation>半衰期：未使用的记忆衰减得多快。召回预算：智能体每轮可获得多少词元的记忆。权限模式：如何答复智能体对密钥的请求。</translation>
+    </message>
+    <message>
+        <source>Hybrid search is not available in this version.</source>
+        <translation>此版本暂不支持混合搜索。</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <source>Importance</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>It contains the agent's token: paste it only into that agent's client.</source>
+        <translation>其中包含该智能体的令牌：只粘贴到该智能体的客户端中。</translation>
+    </message>
+    <message>
+        <source>Its text is removed everywhere. A fingerprint stays so that it is not learned again. This cannot be undone.</source>
+        <translation>它的内容将被彻底删除，仅保留指纹以免再次学习。此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Its value and grants are deleted and its pending requests denied.</source>
+        <translation>它的值和授权将被删除，待处理的请求将被拒绝。</translation>
+    </message>
+    <message>
+        <source>Keep both</source>
+        <translation>两者都保留</translation>
+    </message>
+    <message>
+        <source>Keep new</source>
+        <translation>保留新的</translation>
+    </message>
+    <message>
+        <source>Keep old</source>
+        <translation>保留旧的</translation>
+    </message>
+    <message>
+        <source>Key store: {where} · {n} secrets · {g} active grants</source>
+        <translation>密钥存储：{where} · {n} 个密钥 · {g} 个有效授权</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Last recalled</source>
+        <translation>最近召回</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>MCP configuration for {agent}</source>
+        <translation>{agent} 的 MCP 配置</translation>
+    </message>
+    <message>
+        <source>Memories</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Merge into one memory</source>
+        <translation>合并为一条记忆</translation>
+    </message>
+    <message>
+        <source>Merge…</source>
+        <translation>合并…</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Never recalled</source>
+        <translation>从未被召回</translation>
+    </message>
+    <message>
+        <source>New memory</source>
+        <translation>新记忆</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一个 ▶</translation>
+    </message>
+    <message>
+        <source>No agents yet</source>
+        <translation>还没有智能体</translation>
+    </message>
+    <message>
+        <source>No memory selected</source>
+        <translation>未选择记忆</translation>
+    </message>
+    <message>
+        <source>No open conflicts</source>
+        <translation>没有未解决的冲突</translation>
+    </message>
+    <message>
+        <source>No requests are waiting.</source>
+        <translation>没有等待中的请求。</translation>
+    </message>
+    <message>
+        <source>No snapshots in this range yet.</source>
+        <translation>此时间范围内还没有快照。</translation>
+    </message>
+    <message>
+        <source>No turn</source>
+        <translation>无轮次</translation>
+    </message>
+    <message>
+        <source>Not available in this version</source>
+        <translation>此版本暂不可用</translation>
+    </message>
+    <message>
+        <source>Nothing archived: every memory of this agent is active.</source>
+        <translation>没有归档内容：该智能体的记忆都处于活跃状态。</translation>
+    </message>
+    <message>
+        <source>Open Tapemind</source>
+        <translation>打开 Tapemind</translation>
+    </message>
+    <message>
+        <source>Open conflicts</source>
+        <translation>未解决冲突</translation>
+    </message>
+    <message>
+        <source>Open conflicts: {n}</source>
+        <translation>未解决冲突：{n}</translation>
+    </message>
+    <message>
+        <source>Open the tape around this entry</source>
+        <translation>打开该条目附近的磁带</translation>
+    </message>
+    <message>
+        <source>Parents</source>
+        <translation>父记忆</translation>
+    </message>
+    <message>
+        <source>Pending requests</source>
+        <translation>待处理请求</translation>
+    </message>
+    <message>
+        <source>Pending requests: {n}</source>
+        <translation>待批准请求：{n}</translation>
+    </message>
+    <message>
+        <source>Permission mode</source>
+        <translation>权限模式</translation>
+    </message>
+    <message>
+        <source>Pick a memory in the list.</source>
+        <translation>请在列表中选择一条记忆。</translation>
+    </message>
+    <message>
+        <source>Pick an entry to read it in full.</source>
+        <translation>选择一个条目以查看全文。</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Range</source>
+        <translation>时间范围</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>理由</translation>
+    </message>
+    <message>
+        <source>Reason: {reason}</source>
+        <translation>理由：{reason}</translation>
+    </message>
+    <message>
+        <source>Recall budget</source>
+        <translation>召回预算</translation>
+    </message>
+    <message>
+        <source>Recalls</source>
+        <translation>召回次数</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Remove secret {name}?</source>
+        <translation>删除密钥 {name}？</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Replace a secret</source>
+        <translation>替换密钥</translation>
+    </message>
+    <message>
+        <source>Replace value…</source>
+        <translation>替换值…</translation>
+    </message>
+    <message>
+        <source>Restore selected</source>
+        <translation>恢复所选</translation>
+    </message>
+    <message>
+        <source>Restoring is not available in this version.</source>
+        <translation>此版本暂不支持恢复。</translation>
+    </message>
+    <message>
+        <source>Reveal</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <source>Reveal {name}?</source>
+        <translation>查看 {name}？</translation>
+    </message>
+    <message>
+        <source>Reveal…</source>
+        <translation>查看…</translation>
+    </message>
+    <message>
+        <source>Reviewer</source>
+        <translation>审查</translation>
+    </message>
+    <message>
+        <source>Reviewer: {verdict}</source>
+        <translation>审查结论：{verdict}</translation>
+    </message>
+    <message>
+        <source>Rotate</source>
+        <translation>轮换</translation>
+    </message>
+    <message>
+        <source>Rotate key…</source>
+        <translation>轮换密钥…</translation>
+    </message>
+    <message>
+        <source>Rotate the vault key?</source>
+        <translation>轮换保险库密钥？</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save merged memory</source>
+        <translation>保存合并后的记忆</translation>
+    </message>
+    <message>
+        <source>Save new version</source>
+        <translation>保存为新版本</translation>
+    </message>
+    <message>
+        <source>Save settings</source>
+        <translation>保存设置</translation>
+    </message>
+    <message>
+        <source>Saving makes a new version; the old text stays in the history.</source>
+        <translation>保存会生成新版本；旧内容保留在历史中。</translation>
+    </message>
+    <message>
+        <source>Search memories…</source>
+        <translation>搜索记忆…</translation>
+    </message>
+    <message>
+        <source>Search this agent's tape…</source>
+        <translation>搜索该智能体的磁带…</translation>
+    </message>
+    <message>
+        <source>Secret requested</source>
+        <translation>密钥请求</translation>
+    </message>
+    <message>
+        <source>Secret value</source>
+        <translation>密钥的值</translation>
+    </message>
+    <message>
+        <source>Secret values are never shown here; agents get them only by request.</source>
+        <translation>这里从不显示密钥的值；智能体只能通过请求获得。</translation>
+    </message>
+    <message>
+        <source>Secrets</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Secrets pending approval</source>
+        <translation>待批准的密钥请求</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Show the whole thread</source>
+        <translation>显示整个线程</translation>
+    </message>
+    <message>
+        <source>Source tape entries</source>
+        <translation>来源磁带条目</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Strength</source>
+        <translation>强度</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Tape</source>
+        <translation>磁带</translation>
+    </message>
+    <message>
+        <source>Tape entries</source>
+        <translation>磁带条目</translation>
+    </message>
+    <message>
+        <source>Tapemind</source>
+        <translation>Tapemind 记忆磁带</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <source>The value is shown on screen until you close this window. The read is audited.</source>
+        <translation>值会显示在屏幕上，直到你关闭此窗口。此次读取会被审计。</translation>
+    </message>
+    <message>
+        <source>The vault is locked. Passphrase:</source>
+        <translation>保险库已锁定。口令：</translation>
+    </message>
+    <message>
+        <source>The vault is locked: {problem}</source>
+        <translation>保险库已锁定：{problem}</translation>
+    </message>
+    <message>
+        <source>This agent has no tape yet.</source>
+        <translation>该智能体还没有磁带记录。</translation>
+    </message>
+    <message>
+        <source>This engine does not report it yet.</source>
+        <translation>当前引擎尚未提供此数据。</translation>
+    </message>
+    <message>
+        <source>This engine keeps no health snapshots yet; the cards above are live counts.</source>
+        <translation>当前引擎尚未保存健康快照；上方卡片为实时统计。</translation>
+    </message>
+    <message>
+        <source>This version of the Tapemind engine does not offer {feature} yet.</source>
+        <translation>此版本的 Tapemind 引擎尚未提供{feature}。</translation>
+    </message>
+    <message>
+        <source>Thread</source>
+        <translation>会话线程</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Time left</source>
+        <translation>剩余时间</translation>
+    </message>
+    <message>
+        <source>Trends</source>
+        <translation>趋势</translation>
+    </message>
+    <message>
+        <source>Trends are not available in this version</source>
+        <translation>此版本暂无趋势图</translation>
+    </message>
+    <message>
+        <source>Turn {turn}</source>
+        <translation>轮次 {turn}</translation>
+    </message>
+    <message>
+        <source>Unembedded</source>
+        <translation>未嵌入</translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation>更新时间</translation>
+    </message>
+    <message>
+        <source>Uses</source>
+        <translation>使用次数</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Vault</source>
+        <translation>保险库</translation>
+    </message>
+    <message>
+        <source>Vault passphrase</source>
+        <translation>保险库口令</translation>
+    </message>
+    <message>
+        <source>Versions</source>
+        <translation>版本历史</translation>
+    </message>
+    <message>
+        <source>When two memories disagree, they wait here for you.</source>
+        <translation>两条记忆相互矛盾时，会在这里等你裁决。</translation>
+    </message>
+    <message>
+        <source>Who</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <source>active</source>
+        <translation>活跃</translation>
+    </message>
+    <message>
+        <source>agent's</source>
+        <translation>沿用智能体设置</translation>
+    </message>
+    <message>
+        <source>always</source>
+        <translation>始终</translation>
+    </message>
+    <message>
+        <source>anchor</source>
+        <translation>锚点</translation>
+    </message>
+    <message>
+        <source>archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>ask</source>
+        <translation>询问</translation>
+    </message>
+    <message>
+        <source>assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>candidates: not available in this version</source>
+        <translation>候选：此版本暂不可用</translation>
+    </message>
+    <message>
+        <source>comma-separated, e.g. staging, db</source>
+        <translation>用逗号分隔，例如 staging, db</translation>
+    </message>
+    <message>
+        <source>compact</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>conflict review</source>
+        <translation>冲突审查</translation>
+    </message>
+    <message>
+        <source>days</source>
+        <translation>天</translation>
+    </message>
+    <message>
+        <source>derived</source>
+        <translation>派生</translation>
+    </message>
+    <message>
+        <source>e.g. claude-code</source>
+        <translation>例如 claude-code</translation>
+    </message>
+    <message>
+        <source>entries on the tape</source>
+        <translation>条磁带记录</translation>
+    </message>
+    <message>
+        <source>event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
+        <source>forgotten</source>
+        <translation>已遗忘</translation>
+    </message>
+    <message>
+        <source>index up to date</source>
+        <translation>索引已是最新</translation>
+    </message>
+    <message>
+        <source>keyring</source>
+        <translation>系统钥匙串</translation>
+    </message>
+    <message>
+        <source>lesson</source>
+        <translation>经验教训</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>merged</source>
+        <translation>合并</translation>
+    </message>
+    <message>
+        <source>message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <source>no time limit</source>
+        <translation>无时间限制</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>nothing to review</source>
+        <translation>没有待审查的冲突</translation>
+    </message>
+    <message>
+        <source>oldest waiting: {age}</source>
+        <translation>最久等待：{age}</translation>
+    </message>
+    <message>
+        <source>oldest: {age}</source>
+        <translation>最久：{age}</translation>
+    </message>
+    <message>
+        <source>once</source>
+        <translation>一次</translation>
+    </message>
+    <message>
+        <source>open for {age}</source>
+        <translation>已等待 {age}</translation>
+    </message>
+    <message>
+        <source>passphrase</source>
+        <translation>口令</translation>
+    </message>
+    <message>
+        <source>preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>project_fact</source>
+        <translation>项目事实</translation>
+    </message>
+    <message>
+        <source>recalled by no agent yet</source>
+        <translation>尚未被任何智能体召回</translation>
+    </message>
+    <message>
+        <source>referenced</source>
+        <translation>引用</translation>
+    </message>
+    <message>
+        <source>requests waiting for you</source>
+        <translation>等待你处理的请求</translation>
+    </message>
+    <message>
+        <source>review</source>
+        <translation>审查</translation>
+    </message>
+    <message>
+        <source>session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>superseded</source>
+        <translation>已取代</translation>
+    </message>
+    <message>
+        <source>supersedes</source>
+        <translation>取代</translation>
+    </message>
+    <message>
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>task_outcome</source>
+        <translation>任务结果</translation>
+    </message>
+    <message>
+        <source>the home's default</source>
+        <translation>使用主目录默认值</translation>
+    </message>
+    <message>
+        <source>the secret vault</source>
+        <translation>密钥保险库</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>tool_call</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <source>tool_result</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <source>tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>waiting {age}</source>
+        <translation>已等待 {age}</translation>
+    </message>
+    <message>
+        <source>{agent} asks for {secret}</source>
+        <translation>{agent} 请求 {secret}</translation>
+    </message>
+    <message>
+        <source>{n} candidates</source>
+        <translation>{n} 条候选</translation>
+    </message>
+    <message>
+        <source>{n} d</source>
+        <translation>{n} 天</translation>
+    </message>
+    <message>
+        <source>{n} entries</source>
+        <translation>{n} 个条目</translation>
+    </message>
+    <message>
+        <source>{n} entries match “{query}”</source>
+        <translation>{n} 个条目匹配“{query}”</translation>
+    </message>
+    <message>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <source>{n} in all</source>
+        <translation>共 {n} 条</translation>
+    </message>
+    <message>
+        <source>{n} memories</source>
+        <translation>{n} 条记忆</translation>
+    </message>
+    <message>
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} s</source>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>{n} tool calls and results (folded)</source>
+        <translation>{n} 个工具调用与结果（已折叠）</translation>
+    </message>
+    <message>
+        <source>{n} {status}</source>
+        <translation>{n} 条{status}</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} memories</source>
+        <translation>显示 {shown} / 共 {total} 条记忆</translation>
+    </message>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一个</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,128 @@
+"""Small shared widgets: dashboard cards, empty states, section titles, formatting."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication, QFrame, QLabel, QVBoxLayout, QWidget
+
+from .i18n import tr
+
+
+class Card(QFrame):
+    """A dashboard number with a title and a note; a click opens the matching list."""
+
+    clicked = Signal()
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("card")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setMinimumSize(190, 112)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(16, 12, 16, 12)
+        lay.setSpacing(2)
+        self.title = QLabel(title)
+        self.title.setObjectName("cardTitle")
+        self.value = QLabel("…")
+        self.value.setObjectName("cardValue")
+        app = QApplication.instance()
+        family = app.property("tapemind_number_family") if app is not None else None
+        if family:
+            font = self.value.font()
+            font.setFamily(str(family))
+            self.value.setFont(font)
+        self.note = QLabel("")
+        self.note.setObjectName("cardNote")
+        self.note.setWordWrap(True)
+        lay.addWidget(self.title)
+        lay.addWidget(self.value)
+        lay.addWidget(self.note)
+        lay.addStretch(1)
+
+    def show_value(self, value: object, note: str = "") -> None:
+        self.value.setText(str(value))
+        self.note.setText(note)
+        self.setToolTip("")
+
+    def show_unavailable(self) -> None:
+        self.value.setText("—")
+        self.note.setText(tr("Not available in this version"))
+        self.setToolTip(tr("This engine does not report it yet."))
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+
+class EmptyState(QWidget):
+    """A centred message where a list or a whole page has nothing to show."""
+
+    def __init__(self, title: str, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.addStretch(1)
+        self.title = QLabel(title)
+        self.title.setObjectName("emptyTitle")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.text = QLabel(text)
+        self.text.setObjectName("muted")
+        self.text.setWordWrap(True)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        lay.addWidget(self.title)
+        lay.addWidget(self.text)
+        lay.addStretch(2)
+
+
+def unavailable(feature: str) -> EmptyState:
+    """The empty state of a page whose engine feature has not landed yet."""
+    return EmptyState(
+        tr("Not available in this version"),
+        tr("This version of the Tapemind engine does not offer {feature} yet.").format(
+            feature=feature
+        ),
+    )
+
+
+def title_label(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("pageTitle")
+    return label
+
+
+def section_label(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("sectionTitle")
+    return label
+
+
+def fmt_time(value: datetime | None) -> str:
+    if value is None:
+        return tr("never")
+    return value.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def fmt_age(seconds: float | None) -> str:
+    """A duration the way people say it: 3 d, 5 h, 12 min."""
+    if seconds is None:
+        return ""
+    seconds = max(0.0, float(seconds))
+    if seconds >= 86400:
+        return tr("{n} d").format(n=int(seconds // 86400))
+    if seconds >= 3600:
+        return tr("{n} h").format(n=int(seconds // 3600))
+    return tr("{n} min").format(n=int(seconds // 60))
+
+
+def age_since(value: datetime | None, now: datetime | None = None) -> float | None:
+    if value is None:
+        return None
+    return ((now or datetime.now(UTC)) - value).total_seconds()
+
+
+def one_line(text: str, width: int = 140) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

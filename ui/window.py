@@ -1,0 +1,203 @@
+"""The main window: a sidebar of pages, a stack, menus, the status bar and the tray."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QStackedWidget,
+    QWidget,
+)
+
+from . import i18n, theme
+from .approval import ApprovalWatcher
+from .context import AppContext
+from .i18n import tr
+from .icons import app_icon, page_icon
+from .pages.agents import AgentsPage
+from .pages.archive import ArchivePage
+from .pages.base import Page
+from .pages.conflicts import ConflictsPage
+from .pages.dashboard import DashboardPage
+from .pages.memories import MemoriesPage
+from .pages.tape import TapePage
+from .pages.vault import VaultPage
+from .tray import Tray
+
+PAGES: tuple[tuple[str, str, type[Page]], ...] = (
+    ("dashboard", "Dashboard", DashboardPage),
+    ("memories", "Memories", MemoriesPage),
+    ("conflicts", "Conflicts", ConflictsPage),
+    ("archive", "Archive", ArchivePage),
+    ("tape", "Tape", TapePage),
+    ("vault", "Vault", VaultPage),
+    ("agents", "Agents", AgentsPage),
+)
+PAGE_NAMES = tuple(p[0] for p in PAGES)
+
+
+class MainWindow(QMainWindow):
+    """Pages are rebuilt on a language switch so every label is retranslated."""
+
+    language_changed = Signal(str)
+    page_changed = Signal(str)
+
+    def __init__(
+        self, ctx: AppContext, page: str = "dashboard", tray: bool = True, prompts: bool = True
+    ) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setWindowIcon(app_icon())
+        self.resize(1200, 780)
+        self.setMinimumSize(QSize(900, 600))
+        self.pages: dict[str, Page] = {}
+        self._build(page)
+        ctx.nav.page_requested.connect(self.open_page)
+        ctx.runner.failed.connect(self._show_error)
+        self.tray = Tray(ctx, self) if tray and Tray.available() else None
+        # Approval prompts pop up on their own; screenshots and most tests go without.
+        self.approvals = ApprovalWatcher(ctx, self) if prompts else None
+
+    # -- building ---------------------------------------------------------------
+
+    def _build(self, page: str) -> None:
+        self.setWindowTitle(tr("Tapemind"))
+        central = QWidget()
+        lay = QHBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        self.sidebar = QListWidget()
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setFixedWidth(190)
+        self.sidebar.setIconSize(QSize(18, 18))
+        self.stack = QStackedWidget()
+        old = self.pages
+        self.pages = {}
+        for name, label, cls in PAGES:
+            item = QListWidgetItem(page_icon(name), tr(label))
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            self.sidebar.addItem(item)
+            widget = cls(self.ctx)
+            self.pages[name] = widget
+            self.stack.addWidget(widget)
+        self.sidebar.currentRowChanged.connect(self._on_row)
+        lay.addWidget(self.sidebar)
+        lay.addWidget(self.stack, 1)
+        for widget in old.values():
+            widget.dispose()
+        self.setCentralWidget(central)  # deletes the previous pages (deleteLater)
+        for widget in old.values():
+            widget.deleteLater()
+        if old:
+            QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            gc.collect()  # here, on the GUI thread, not later on a worker thread
+        self._build_menus()
+        self.open_page(page, {})
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        bar.clear()
+        app_menu = bar.addMenu(tr("&File"))
+        refresh = QAction(tr("Refresh"), self)
+        refresh.setShortcut("F5")
+        refresh.triggered.connect(lambda: self.current_page().refresh())
+        app_menu.addAction(refresh)
+        quit_action = QAction(tr("Quit"), self)
+        quit_action.setShortcut("Ctrl+Q")
+        quit_action.triggered.connect(QApplication.quit)
+        app_menu.addAction(quit_action)
+
+        view = bar.addMenu(tr("&View"))
+        lang_menu = view.addMenu(tr("Language"))
+        group = QActionGroup(self)
+        self.language_actions: dict[str, QAction] = {}
+        for code, label in (("en", "English"), ("zh", "中文")):
+            act = QAction(label, self, checkable=True)
+            act.setChecked(i18n.current_language() == code)
+            act.triggered.connect(lambda _=False, c=code: self.set_language(c))
+            group.addAction(act)
+            lang_menu.addAction(act)
+            self.language_actions[code] = act
+        theme_menu = view.addMenu(tr("Appearance"))
+        tgroup = QActionGroup(self)
+        for code, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            act = QAction(tr(label), self, checkable=True)
+            act.setChecked(code == (QApplication.instance().property("tapemind_theme") or "system"))
+            act.triggered.connect(lambda _=False, c=code: self.set_theme(c))
+            tgroup.addAction(act)
+            theme_menu.addAction(act)
+        for i, (name, label, _cls) in enumerate(PAGES):
+            act = QAction(tr(label), self)
+            act.setShortcut(f"Ctrl+{i + 1}")
+            act.triggered.connect(lambda _=False, n=name: self.open_page(n, {}))
+            self.addAction(act)
+
+    # -- navigation -------------------------------------------------------------
+
+    def current_page(self) -> Page:
+        widget = self.stack.currentWidget()
+        assert isinstance(widget, Page)
+        return widget
+
+    def open_page(self, name: str, args: dict[str, Any]) -> Page:
+        """Show page `name`; `args` (filters, an entry to show) go to the page."""
+        page = self.pages[name]
+        row = PAGE_NAMES.index(name)
+        if self.sidebar.currentRow() != row:
+            self.sidebar.blockSignals(True)
+            self.sidebar.setCurrentRow(row)
+            self.sidebar.blockSignals(False)
+        if args:
+            page.open_with(args)  # first: its load then replaces the one showing would start
+        self.stack.setCurrentWidget(page)
+        self.page_changed.emit(name)
+        return page
+
+    def _on_row(self, row: int) -> None:
+        if row >= 0:
+            self.open_page(PAGE_NAMES[row], {})
+
+    # -- language, theme ---------------------------------------------------------
+
+    def set_language(self, lang: str) -> None:
+        """Switch language and rebuild the pages (each label is translated at build)."""
+        current = self.stack.currentWidget()
+        name = next((n for n, p in self.pages.items() if p is current), "dashboard")
+        i18n.install_language(lang)
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        theme.apply_fonts(app, i18n.current_language())
+        self._build(name)
+        if self.tray is not None:
+            self.tray.retranslate()
+        self.language_changed.emit(i18n.current_language())
+
+    def set_theme(self, scheme: str) -> None:
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        app.setProperty("tapemind_theme", scheme)
+        theme.apply_theme(app, scheme)
+        current = self.stack.currentWidget()
+        name = next((n for n, p in self.pages.items() if p is current), "dashboard")
+        self._build(name)  # plots take their colours at build
+
+    def _show_error(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10000)
+
+    def dispose(self) -> None:
+        """Release the pages' resources before the window is destroyed."""
+        for page in self.pages.values():
+            page.dispose()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.tray is not None:
+            self.tray.hide()
+        super().closeEvent(event)
