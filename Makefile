@@ -35,6 +35,8 @@ run: setup
 
 ## Run every test (Qt offscreen); the real-keyring tests run in CI under dbus.
 test: setup
+	$(BIN)/ruff check app ui tests bench
+	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real"
 
 test-keyring: setup
@@ -44,6 +46,7 @@ lint: setup
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/ruff format --check app ui tests bench
 	$(BIN)/lint-imports
+	$(BIN)/mypy app
 
 bench: setup
 	$(BIN)/python -m bench

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import delete, func
-from sqlmodel import select
+from sqlmodel import col, select
 
 from .clock import from_iso
 from .db.schema import AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow
@@ -142,7 +142,7 @@ def remove(rt: Runtime, name: str) -> dict[str, int]:
         )
         for fts in FTS_TABLES:
             purge(dbapi(s), fts)
-        s.execute(delete(EmbedQueueRow).where(EmbedQueueRow.agent_id == row.id))
+        s.execute(delete(EmbedQueueRow).where(col(EmbedQueueRow.agent_id) == row.id))
         s.delete(row)
         counts = {"tape_entries": entries, "memories": memories}
         record(

@@ -636,6 +636,7 @@ def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -
             key = (arow.id, turn, memory_id)
             if s.get(MemoryUseRow, key) is not None:
                 continue
+            assert arow.id is not None
             s.add(MemoryUseRow(agent_id=arow.id, turn=turn, memory_id=memory_id, reported_at=now))
             fresh.append(memory_id)
         if fresh:

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import text
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from .clock import from_iso, to_iso
 from .db.schema import AgentRow, EmbedQueueRow, TapeEntryRow
@@ -323,7 +323,9 @@ def read(
                 .limit(half + 1)
             ).all()
             after = s.exec(
-                same.where(TapeEntryRow.seq > anchor.seq).order_by(TapeEntryRow.seq).limit(half)
+                same.where(TapeEntryRow.seq > anchor.seq)
+                .order_by(col(TapeEntryRow.seq))
+                .limit(half)
             ).all()
             return [to_entry(r, agent) for r in [*reversed(before), *after]]
         if thread is not None:
@@ -336,7 +338,7 @@ def read(
             q = q.where(TapeEntryRow.created_at <= to_iso(until))
         if since is not None:
             q = q.where(TapeEntryRow.created_at >= to_iso(since))
-            rows = s.exec(q.order_by(TapeEntryRow.seq).limit(limit)).all()
+            rows = s.exec(q.order_by(col(TapeEntryRow.seq)).limit(limit)).all()
         else:
             rows = list(
                 reversed(

@@ -44,7 +44,7 @@ def json_option(fn: F) -> F:
 
     def set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         if value:
-            ctx.ensure_object(State).as_json = True  # type: ignore[attr-defined]
+            ctx.ensure_object(State).as_json = True
 
     return click.option(
         "--json",

@@ -112,7 +112,9 @@ def search(
                 h.id,
                 f"{h.score:.4f}",
                 " ".join(f"{k}={v:g}" for k, v in h.why.items() if k != "rrf"),
-                short_time((h.memory or h.entry).created_at if (h.memory or h.entry) else None),
+                short_time(
+                    h.memory.created_at if h.memory else h.entry.created_at if h.entry else None
+                ),
                 h.text,
             ]
             for h in result.hits
