@@ -42,6 +42,20 @@ def validate_settings(settings: AgentSettings) -> None:
             f"permission_mode must be one of {', '.join(PERMISSION_MODES)}, "
             f"not {settings.permission_mode!r}."
         )
+    # -- lifecycle settings (issue 4) --
+    if settings.arbiter not in ("offline", "llm"):
+        raise InvalidInput(f"arbiter must be 'offline' or 'llm', not {settings.arbiter!r}.")
+    if settings.llm is not None and "@" not in settings.llm:
+        raise InvalidInput(
+            f"llm must be 'model@base_url' (e.g. qwen2.5:3b@http://127.0.0.1:11434/v1), "
+            f"not {settings.llm!r}."
+        )
+    if settings.arbiter == "llm" and not settings.llm:
+        raise InvalidInput("arbiter 'llm' needs the llm setting: 'model@base_url'.")
+    if not 0.0 < settings.archive_below < 1.0:
+        raise InvalidInput("archive_below must be a strength between 0 and 1 (e.g. 0.1).")
+    if settings.archive_idle_days < 0:
+        raise InvalidInput("archive_idle_days must be zero or a positive number of days.")
 
 
 def add(rt: Runtime, name: str, settings: AgentSettings | None = None) -> Agent:

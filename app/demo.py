@@ -41,8 +41,12 @@ def seed(home: Path, *, now: datetime | None = None) -> dict[str, int]:
     try:
         if engine.agents():
             raise HomeError(f"{home} already has agents; the demo seeds a new home only.")
+        from .confront import KeepAll  # issue 4: the demo's memories stay as written
+
+        engine._runtime.services["arbiter"] = KeepAll()
         for spec in data["agents"]:
             _seed_agent(engine, clock, spec, shift, counts)
+        del engine._runtime.services["arbiter"]
         counts.update(_extend(engine, clock, data, shift))
         clock.set(real_now)
     finally:
@@ -124,6 +128,10 @@ def _extend(
 ) -> dict[str, int]:
     """Hooks for later features (conflicts, secrets) to seed their part of the demo."""
     counts: dict[str, int] = {}
+    # issue 4: open conflicts, an archive, a year of health snapshots
+    from .demo_lifecycle import seed as seed_lifecycle
+
+    counts.update(seed_lifecycle(engine, clock, data, from_iso(data["now"]) + shift))
     counts.update(_seed_secrets(engine, clock, data, shift))
     return counts
 

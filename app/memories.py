@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import func, insert, text, update
 from sqlmodel import Session, col, select
 
-from . import intake
+from . import confront, intake
 from .clock import from_iso
 from .db.schema import (
     AgentRow,
@@ -237,6 +237,8 @@ def remember(
     turn = label(turn, "turn", "remember", required=False)
     user = label(user, "user", "remember", required=False)
     digest = memory_hash(body)
+    # Issue 4: the arbiter decides before the write lock is taken (an LLM may be slow).
+    verdict = confront.consider(rt, agent, body, category)
     now = rt.now_iso()
     with rt.write() as s:
         db = dbapi(s)
@@ -258,6 +260,11 @@ def remember(
             target_id = int(live[0])
             db.execute("UPDATE memories SET last_reinforced_at = ? WHERE id = ?", (now, target_id))
             record(s, now, "memory.duplicate", agent=agent, actor=actor, ids=[target_id])
+            confront.store_decision(
+                s, now, arow, digest, category, "duplicate", target_id=target_id,
+                memory_id=None, conflict_id=None, arbiter="hash", reason="exact duplicate",
+                neighbours=0, actor=actor, latency_ms=0.0,
+            )  # fmt: skip
             return RememberResult(
                 decision="duplicate",
                 memory=_raw_memory(live, agent),
@@ -280,10 +287,11 @@ def remember(
             appended = append_in(rt, s, arow, [call], actor)
             src_rows = [_Source(appended.ids[0], call.thread, call.turn, call.user)]
         first = src_rows[0]
-        memory = store_new(
+        return confront.apply(
             rt,
             s,
             arow,
+            verdict,
             body,
             category,
             digest,
@@ -295,14 +303,6 @@ def remember(
             turn=turn or first.turn,
             user=user or first.user,
             actor=actor,
-        )
-        return RememberResult(
-            decision="add",
-            memory=memory,
-            target_id=None,
-            reason="New memory.",
-            arbiter="none",
-            source_ids=tuple(r.id for r in src_rows),
         )
 
 

@@ -31,6 +31,9 @@ class AgentSettings:
     embedder: str | None = None  # None: the home's default embedder
     arbiter: str = "offline"
     llm: str | None = None  # OpenAI-compatible "model@base_url" for arbiter/distiller
+    # Forgetting (issue 4): archive when strength < archive_below AND idle >= archive_idle_days.
+    archive_below: float = 0.1
+    archive_idle_days: float = 30.0
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

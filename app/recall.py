@@ -202,7 +202,9 @@ def context(
         included.append(
             ContextItem(row.id, row.category, row.text, round(score, 5), tuple(via[row.id]), cost)
         )
-    dropped.extend(DroppedItem(i, "below_relevance", 0.0) for i in sorted(weak))
+    # A weak semantic neighbour that another route (thread, user, core) brought in is
+    # not "dropped": one row per memory in the recall record.
+    dropped.extend(DroppedItem(i, "below_relevance", 0.0) for i in sorted(weak - set(fused)))
     dropped.extend(DroppedItem(i, "archived", 0.0) for i in archived)
     text = "\n".join([HEADER, *lines]) if lines else ""
     tokens_used = used if lines else 0

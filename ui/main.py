@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 PAGE_CHOICES = ("dashboard", "memories", "conflicts", "archive", "tape", "vault", "agents")
 
@@ -64,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from app import Engine, TapemindError
+    from app.host import host_home
 
     from . import i18n, theme
     from .icons import app_icon
@@ -86,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             # The app is the home's host: it owns the home, serves MCP to agents and
             # runs the background jobs (indexer, maintenance, snapshots).
-            engine, host = open_as_host(args.home)
+            host = host_home(args.home, role="desktop")
+            engine = host.engine
     except TapemindError as exc:
         if args.screenshot is not None:
             print(f"tapemind-desktop: {exc}", file=sys.stderr)
@@ -107,29 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if host is not None:
             host.stop()  # jobs and MCP end before the engine closes
         session.close()
-
-
-def open_as_host(home: str | None) -> tuple[Any, Any]:
-    """Create the home if needed, own it, and start the host (MCP over HTTP + jobs)."""
-    from app import Engine
-    from app.home import db_path, resolve
-    from app.host.background import register_default_jobs
-    from app.host.connect import own_home
-    from app.host.server import Host
-
-    path = resolve(home)
-    if not db_path(path).exists():
-        Engine.open(path, create=True).close()
-    engine, lock = own_home(path, role="desktop")
-    try:
-        host = Host(engine, lock)
-        register_default_jobs(host)
-        host.start()
-    except BaseException:
-        lock.release()
-        engine.close()
-        raise
-    return engine, host
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ def register() -> None:
         home_cmds,
         host_cmds,
         import_cmds,
+        index_cmds,
         memory_cmds,
         recall_cmds,
         tape_cmds,
@@ -68,10 +69,15 @@ def register() -> None:
         recall_cmds,
         vault_cmds,
         bench_cmds,
+        index_cmds,
         host_cmds,
         import_cmds,
     ):
         module.register(cli)
+    # issue 4
+    from . import lifecycle_cmds
+
+    lifecycle_cmds.register(cli)
 
 
 register()

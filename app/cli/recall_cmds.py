@@ -122,6 +122,8 @@ def search(
     )
     if result.has_more:
         click.echo(f"(more: --offset {offset + limit})", err=True)
+    for note in getattr(result, "notes", ()):
+        click.echo(f"note: {note}", err=True)
 
 
 def register(cli: click.Group) -> None:

@@ -254,3 +254,141 @@ def m004_vault(conn: Connection) -> None:
         )
         """,
     )
+
+
+@migration(3, "lifecycle: decisions, conflicts, health snapshots, distiller watermark, fade time")
+def m003_lifecycle(conn: Connection) -> None:
+    # fade_at: when an active memory becomes an archive candidate (see app.strength.fade_time).
+    # Python computes it; these triggers only clear it (NULL = to recompute) whenever an input
+    # of the formula changes, so every writer (recall, use, reinforcement, settings) is covered
+    # without duplicating the formula in SQL (SQLite's math functions are not built everywhere).
+    _run(
+        conn,
+        """
+        ALTER TABLE memories ADD COLUMN fade_at TEXT;
+        CREATE INDEX memories_by_fade ON memories (agent_id, status, fade_at);
+        CREATE INDEX memories_by_recall ON memories (agent_id, status, recall_count, use_count);
+        CREATE INDEX memories_by_archived ON memories (agent_id, archived_at)
+            WHERE archived_at IS NOT NULL;
+        CREATE INDEX embed_queue_by_agent ON embed_queue (agent_id, enqueued_at);
+        CREATE TRIGGER memories_fade_stale AFTER UPDATE OF
+            created_at, last_recalled_at, last_used_at, last_reinforced_at, importance, use_count
+            ON memories WHEN NEW.fade_at IS NOT NULL
+            BEGIN UPDATE memories SET fade_at = NULL WHERE id = NEW.id; END;
+        CREATE TRIGGER agents_fade_stale AFTER UPDATE OF settings ON agents
+            WHEN json_extract(OLD.settings, '$.half_life_days')
+                    IS NOT json_extract(NEW.settings, '$.half_life_days')
+              OR json_extract(OLD.settings, '$.archive_below')
+                    IS NOT json_extract(NEW.settings, '$.archive_below')
+              OR json_extract(OLD.settings, '$.archive_idle_days')
+                    IS NOT json_extract(NEW.settings, '$.archive_idle_days')
+            BEGIN UPDATE memories SET fade_at = NULL
+                WHERE agent_id = NEW.id AND fade_at IS NOT NULL; END;
+        CREATE TABLE decisions (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            candidate_hash TEXT NOT NULL,
+            category TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            memory_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            conflict_id INTEGER,
+            arbiter TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            neighbours INTEGER NOT NULL,
+            actor TEXT NOT NULL,
+            latency_ms REAL NOT NULL
+        );
+        CREATE INDEX decisions_by_agent ON decisions (agent_id, at);
+        CREATE TABLE conflicts (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            existing_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            challenger_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            reason TEXT NOT NULL,
+            arbiter TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            resolved_at TEXT,
+            resolution TEXT,
+            merged_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            resolved_by TEXT
+        );
+        CREATE INDEX conflicts_by_agent ON conflicts (agent_id, status, created_at);
+        CREATE INDEX conflicts_by_memory ON conflicts (existing_id);
+        CREATE INDEX conflicts_by_challenger ON conflicts (challenger_id);
+        CREATE TABLE health_snapshots (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER REFERENCES agents(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            data TEXT NOT NULL
+        );
+        CREATE INDEX health_by_agent ON health_snapshots (agent_id, at);
+        CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab (memory_fts, 'row');
+        CREATE TABLE memory_class_counts (
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            status TEXT NOT NULL,
+            recalled INTEGER NOT NULL,
+            used INTEGER NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (agent_id, status, recalled, used)
+        );
+        INSERT INTO memory_class_counts (agent_id, status, recalled, used, n)
+            SELECT agent_id, status, recall_count > 0, use_count > 0, count(*) FROM memories
+            GROUP BY agent_id, status, recall_count > 0, use_count > 0;
+        CREATE TABLE distill_state (
+            agent_id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
+            last_seq INTEGER NOT NULL,
+            updated_at TEXT NOT NULL,
+            runs INTEGER NOT NULL DEFAULT 0,
+            candidates INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+    )
+    # Health counts memories by (status, ever recalled, ever used) in O(1): these triggers
+    # keep memory_class_counts in step with every insert, delete and change of class, in
+    # the same transaction as the change.
+    add = (
+        "INSERT INTO memory_class_counts (agent_id, status, recalled, used, n) "
+        "VALUES (NEW.agent_id, NEW.status, NEW.recall_count > 0, NEW.use_count > 0, 1) "
+        "ON CONFLICT (agent_id, status, recalled, used) DO UPDATE SET n = n + 1;"
+    )
+    sub = (
+        "UPDATE memory_class_counts SET n = n - 1 WHERE agent_id = OLD.agent_id "
+        "AND status = OLD.status AND recalled = (OLD.recall_count > 0) "
+        "AND used = (OLD.use_count > 0);"
+    )
+    for ddl in (
+        f"CREATE TRIGGER memories_class_insert AFTER INSERT ON memories BEGIN {add} END",
+        f"CREATE TRIGGER memories_class_delete AFTER DELETE ON memories BEGIN {sub} END",
+        "CREATE TRIGGER memories_class_update AFTER UPDATE OF status, recall_count, use_count "
+        "ON memories WHEN OLD.status IS NOT NEW.status "
+        "OR (OLD.recall_count > 0) IS NOT (NEW.recall_count > 0) "
+        "OR (OLD.use_count > 0) IS NOT (NEW.use_count > 0) "
+        f"BEGIN {sub} {add} END",
+    ):
+        conn.exec_driver_sql(ddl)
+
+
+@migration(7, "index: which rows the vector index holds, per model")
+def m007_index_rows(conn: Connection) -> None:
+    # The vector index (chromadb) cannot join with SQLite, so this ledger says what it
+    # holds: reconciling after a crash, counting, and finding stale vectors are then
+    # cheap SQL instead of a scan of every collection. No foreign keys on purpose: a
+    # row outlives its memory or entry until the indexer has deleted the vector.
+    _run(
+        conn,
+        """
+        CREATE TABLE index_rows (
+            model TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            item_id INTEGER NOT NULL,
+            agent_id INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            indexed_at TEXT NOT NULL,
+            PRIMARY KEY (model, kind, item_id)
+        );
+        CREATE INDEX index_rows_by_agent ON index_rows (model, kind, agent_id)
+        """,
+    )

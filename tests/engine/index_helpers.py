@@ -1,0 +1,37 @@
+"""Shared helpers for the vector index tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app import Engine
+from app.embedders import HashingEmbedder
+from app.index import rows
+from app.index.service import open_client
+from app.vectors import VectorIndex
+
+EMB = HashingEmbedder(dim=64)
+
+
+def vector_ids(home: Path, model: str, dim: int, kind: str) -> list[int]:
+    """Every id chromadb holds for `model` and `kind`, with repeats (a fresh client)."""
+    client = open_client(home / "index")
+    try:
+        index = VectorIndex(client, model, dim)
+        out: list[int] = []
+        for (k, _agent), collection in index._collections.items():
+            if k == kind:
+                out.extend(int(i) for i in collection.get(include=[])["ids"])
+        return sorted(out)
+    finally:
+        client.close()
+
+
+def live_ids(engine: Engine, kind: str) -> list[int]:
+    rt = engine._runtime
+    with rt.read() as s:
+        return sorted(i.id for i in rows.live_after(s, kind, 0, 1_000_000))
+
+
+def unembedded(engine: Engine) -> int:
+    return engine.index_status().unembedded_total

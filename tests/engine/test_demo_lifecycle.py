@@ -1,0 +1,41 @@
+"""The demo home's lifecycle part: open conflicts from demo.json, an archive, a year of trends."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from app import Engine
+from app.clock import ManualClock
+from app.demo import load_data, seed
+
+NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+
+
+def test_demo_seeds_conflicts_archive_and_history(home: Path) -> None:
+    counts = seed(home, now=NOW)
+    data = load_data()
+    expected = sum(len(a["conflicts"]) for a in data["agents"])
+    assert counts["conflicts"] == expected and counts["memories"] == 39
+    with Engine.open(home, clock=ManualClock(NOW)) as engine:
+        # the curated memories are stored as written: no arbiter merged any of them
+        assert all(d.action == "add" for d in engine.decisions("claude-code", limit=1000)
+                   if d.arbiter == "seed")  # fmt: skip
+        opened = engine.conflicts()
+        assert len(opened) == expected
+        challengers = {c.challenger.memory.text for c in opened}
+        for agent in data["agents"]:
+            for c in agent["conflicts"]:
+                assert c["challenger"]["text"] in challengers
+        assert all(c.challenger.sources and c.existing.sources for c in opened)
+        allergy = next(c for c in opened if "花生" in c.challenger.memory.text)
+        assert allergy.existing.memory.text == "王芳没有食物过敏。"
+        every = engine.health()
+        assert every.archived >= 1 and every.archive_candidates >= 1
+        assert every.open_conflicts == expected
+        for agent in (None, "claude-code", "deepchat"):
+            series = engine.health_history(agent)
+            assert len(series) == 366
+            assert series[-1].at == NOW and series[0].at == NOW - timedelta(days=365)
+            assert series[-1].total == engine.health(agent).total
+            assert series[0].total < series[-1].total  # the home grew over the year

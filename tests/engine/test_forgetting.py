@@ -1,0 +1,138 @@
+"""Decay on a manual clock, maintenance (dry run, as-of, real), the archive, restore."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from app import Engine, InvalidInput
+from app.clock import ManualClock
+from app.strength import anchor_time, fade_time, strength
+
+DAY = timedelta(days=1)
+
+
+@pytest.fixture
+def cc(engine: Engine) -> Engine:
+    engine.add_agent("cc")
+    return engine
+
+
+def candidates(engine: Engine, **kw) -> list[int]:  # type: ignore[no-untyped-def]
+    return [c.memory_id for c in engine.maintain("cc", dry_run=True, **kw).candidates]
+
+
+def test_strength_decays_and_fade_time_agrees() -> None:
+    from datetime import UTC, datetime
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    assert strength(t0, t0, 30, 0.5) == 1.0
+    assert strength(t0 + 30 * DAY, t0, 30, 0.5) == pytest.approx(0.5)
+    assert strength(t0 + 30 * DAY, t0, 30, 1.0) > strength(t0 + 30 * DAY, t0, 30, 0.0)
+    assert strength(t0 + 30 * DAY, t0, 30, 0.5, use_count=5) > 0.5
+    for importance, uses in [(0.0, 0), (0.5, 0), (1.0, 3), (0.2, 40)]:
+        faded = fade_time(t0, 30, importance, uses, 0.1, 30)
+        assert strength(faded, t0, 30, importance, uses) == pytest.approx(0.1)
+    # short half-life: the idle minimum decides
+    assert fade_time(t0, 1, 0.5, 0, 0.1, 30) == t0 + 30 * DAY
+    assert anchor_time("2026-01-01T00:00:00.000000Z", None, "2026-02-01T00:00:00.000000Z") == (
+        datetime(2026, 2, 1, tzinfo=UTC)
+    )
+
+
+def test_memories_fade_with_time_and_recall_reinforces(cc: Engine, clock: ManualClock) -> None:
+    kept = cc.remember("cc", "inkstone uses PostgreSQL 16 in production.", "project_fact")
+    lone = cc.remember("cc", "用户的周报每周五发给张总。", "project_fact")
+    assert kept.memory and lone.memory
+    clock.advance(days=50)
+    assert candidates(cc) == []  # half-life 30 days x (0.5 + 0.5): strength 0.31 at 50 days
+    # recalled (injected) now: reinforced; the budget leaves the other one out
+    block = cc.context("cc", query="PostgreSQL production", budget=50)
+    assert block.included_ids == (kept.memory.id,)
+    clock.advance(days=55)  # 105 days after writing: strength of the other 0.09
+    assert candidates(cc) == [lone.memory.id]
+    report = cc.maintain("cc", dry_run=True)
+    [c] = report.candidates
+    assert c.strength < 0.1 and c.text == "用户的周报每周五发给张总。"
+    assert (report.threshold, report.idle_days) == (0.1, 30.0)
+
+
+def test_reported_use_reinforces_and_slows_decay(cc: Engine, clock: ManualClock) -> None:
+    m = cc.remember("cc", "Run make check before pushing.", "lesson").memory
+    assert m is not None
+    clock.advance(days=20)
+    cc.report_used("cc", "turn-1", [m.id])
+    clock.advance(days=101)  # 101 days after the use: faded without the use bonus
+    assert candidates(cc) == []  # one use stretches the half-life by 17 %
+    clock.advance(days=20)
+    assert candidates(cc) == [m.id]
+
+
+def test_dry_run_lists_and_real_run_archives(cc: Engine, clock: ManualClock) -> None:
+    weak = cc.remember("cc", "查过：京都10月初白天约24℃。", "task_outcome", importance=0.1).memory
+    strong = cc.remember("cc", "王芳对花生过敏。", "project_fact", importance=1.0).memory
+    assert weak and strong
+    clock.advance(days=80)
+    dry = cc.maintain("cc", dry_run=True)
+    assert [c.memory_id for c in dry.candidates] == [weak.id] and dry.archived_ids == ()
+    assert cc.memory(weak.id).memory.status == "active"
+    real = cc.maintain("cc")
+    assert real.archived_ids == (weak.id,)
+    archived = cc.memory(weak.id).memory
+    assert archived.status == "archived" and archived.archived_at == clock.now()
+    assert cc.audit(action="memory.archive")[0].object_ids == (weak.id,)
+    assert cc.maintain("cc").archived_ids == ()  # nothing left to archive
+
+
+def test_as_of_evaluates_decay_at_another_date(cc: Engine, clock: ManualClock) -> None:
+    m = cc.remember("cc", "Sprint demo is on Thursdays.", "project_fact").memory
+    assert m is not None
+    assert candidates(cc) == []
+    assert candidates(cc, as_of=clock.now() + 120 * DAY) == [m.id]
+    assert candidates(cc, as_of=clock.now() + 90 * DAY) == []
+    assert cc.memory(m.id).memory.status == "active"
+
+
+def test_restore_brings_back_with_history(cc: Engine, clock: ManualClock) -> None:
+    m = cc.remember("cc", "inkstone v0.9.0 tagged.", "task_outcome", importance=0.1).memory
+    assert m is not None
+    cc.edit_memory(m.id, "inkstone v0.9.0 tagged on 2026-10-27.")
+    clock.advance(days=80)
+    assert cc.maintain("cc").archived_ids == (m.id,)
+    assert [a.id for a in cc.archived("cc")] == [m.id]
+    [back] = cc.restore([m.id])
+    assert back.status == "active" and back.archived_at is None
+    detail = cc.memory(m.id)
+    assert [v.version for v in detail.versions] == [1, 2]
+    assert cc.archived("cc") == []
+    assert candidates(cc) == []  # reinforced on restore
+    assert cc.audit(action="memory.restore")[0].object_ids == (m.id,)
+    with pytest.raises(InvalidInput, match="not archived"):
+        cc.restore([m.id])
+
+
+def test_archived_left_out_of_context_and_found_on_request(cc: Engine, clock: ManualClock) -> None:
+    m = cc.remember("cc", "用户喜欢靠窗的座位。", "preference", importance=0.1).memory
+    assert m is not None
+    clock.advance(days=80)
+    cc.maintain("cc")
+    block = cc.context("cc", query="靠窗 座位")
+    assert m.id not in block.included_ids
+    assert (m.id, "archived") in {(d.memory_id, d.reason) for d in block.dropped}
+    assert cc.search("cc", "靠窗", mode="fulltext").hits == ()
+    found = cc.search("cc", "靠窗", mode="fulltext", status="archived")
+    assert [h.id for h in found.hits] == [m.id]
+
+
+def test_settings_change_moves_the_fade(cc: Engine, clock: ManualClock) -> None:
+    m = cc.remember("cc", "Deploys wait for review in the production environment.", "lesson")
+    assert m.memory is not None
+    clock.advance(days=40)
+    assert candidates(cc) == []
+    cc.configure_agent("cc", half_life_days=5)
+    assert candidates(cc) == [m.memory.id]
+    cc.configure_agent("cc", archive_idle_days=60)
+    assert candidates(cc) == []
+    with pytest.raises(InvalidInput, match="archive_below"):
+        cc.configure_agent("cc", archive_below=1.5)
