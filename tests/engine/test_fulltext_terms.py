@@ -1,0 +1,69 @@
+"""Full-text query handling: English stems and stop words, Chinese questions as bigrams."""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+
+from app import Engine
+from app.fulltext import index_tokens, query_terms, stem
+
+
+def _ids(engine: Engine, query: str, **kw: object) -> list[int]:
+    return [h.id for h in engine.search("a", query, mode="fulltext", **kw).hits]  # type: ignore[arg-type]
+
+
+def test_an_inflected_word_finds_its_other_forms(engine: Engine) -> None:
+    engine.add_agent("a")
+    hike = engine.remember("a", "Sam went hiking in the Alps last summer.", "preference")
+    engine.remember("a", "Sam drinks green tea.", "preference")
+    assert hike.memory is not None
+    assert _ids(engine, "hikes") == [hike.memory.id]
+    assert _ids(engine, "Does Sam like hikes?")[0] == hike.memory.id
+
+
+def test_stop_words_do_not_rank_a_memory(engine: Engine) -> None:
+    engine.add_agent("a")
+    noise = engine.remember("a", "What was it that they did there and then?", "lesson")
+    db = engine.remember("a", "The project database is PostgreSQL 16.", "project_fact")
+    assert noise.memory is not None and db.memory is not None
+    assert _ids(engine, "What is the database of the project?") == [db.memory.id]
+    # A query made only of stop words still searches for them.
+    assert _ids(engine, "what did they do") == [noise.memory.id]
+
+
+def test_a_chinese_question_finds_words_that_are_not_contiguous_in_it(engine: Engine) -> None:
+    engine.add_agent("a")
+    coffee = engine.remember("a", "小林每天早上喝黑咖啡。", "preference")
+    engine.remember("a", "小林的项目部署在上海机房。", "project_fact")
+    assert coffee.memory is not None
+    hits = _ids(engine, "小林早上一般喝什么咖啡?")
+    assert hits[0] == coffee.memory.id
+
+
+def test_query_terms_drop_particles_but_never_everything() -> None:
+    # 喝什, 什么, 么咖 hold particles; the characters count as weaker terms.
+    assert query_terms("喝什么咖啡") == ['"咖啡"', '"喝"', '"咖"', '"啡"']
+    assert query_terms("什么") == ['"什么"']
+    assert query_terms("hiking boots") == ['("hiking" OR "hike")', '("boots" OR "boot")']
+
+
+def test_index_tokens_store_stems_and_cjk_bigrams() -> None:
+    tokens = index_tokens("Running 咖啡店", 3).split()
+    assert tokens[0] == "tmagent3x"
+    assert "run" in tokens and "running" not in tokens
+    assert {"咖", "啡", "店", "咖啡", "啡店"} <= set(tokens)
+    assert stem("caf") == "caf" and stem("über") == "über"  # short or non-ASCII: as is
+
+
+def test_rows_indexed_before_stemming_still_match(engine: Engine) -> None:
+    engine.add_agent("a")
+    old = engine.remember("a", "Lin enjoys running marathons.", "preference")
+    assert old.memory is not None
+    # Rewrite the row's tokens the way homes written before stemming hold them.
+    with engine._runtime.write() as s:
+        s.connection().execute(
+            text("UPDATE memory_fts SET tokens = :t WHERE rowid = :id"),
+            {"t": "tmagent1x lin enjoys running marathons", "id": old.memory.id},
+        )
+    assert _ids(engine, "running") == [old.memory.id]
+    assert _ids(engine, "marathons") == [old.memory.id]
