@@ -265,4 +265,10 @@ ZH: dict[str, str] = {
     "Allow this &session": "本次会话允许(&S)",
     "&Always allow": "始终允许(&A)",
     "&Deny": "拒绝(&D)",
+    # agent settings: arbiter and embedder
+    "offline (no model)": "离线（无需模型）",
+    "LLM (OpenAI-compatible)": "大模型（OpenAI 兼容接口）",
+    "LLM (model@URL)": "大模型（模型@地址）",
+    "Embedder (whole home)": "向量模型（整个数据目录）",
+    "Settings not saved": "设置未保存",
 }

@@ -51,6 +51,19 @@ def test_settings_are_saved_to_the_engine(session, qtbot, open_page) -> None:
     assert page.half_life.value() == 12.5
 
 
+def test_the_arbiter_is_chosen_per_agent(session, qtbot, open_page) -> None:
+    page = open_page("agents")
+    name = page.selected
+    page.arbiter.setCurrentIndex(page.arbiter.findData("llm"))
+    assert page.llm.isEnabled()
+    page.llm.setText("qwen2.5:3b@http://127.0.0.1:11434/v1")
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    settings = session.engine.agent(name).settings
+    assert (settings.arbiter, settings.llm) == ("llm", "qwen2.5:3b@http://127.0.0.1:11434/v1")
+    assert page.embedder.currentData() == "usem3"  # the home's model, shown for the whole home
+
+
 def test_copy_mcp_configuration_with_the_agents_token(session, qtbot, open_page) -> None:
     from PySide6.QtWidgets import QApplication
 

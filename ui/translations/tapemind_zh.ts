@@ -228,6 +228,10 @@
         <translation>嵌入模型</translation>
     </message>
     <message>
+        <source>Embedder (whole home)</source>
+        <translation>向量模型（整个数据目录）</translation>
+    </message>
+    <message>
         <source>Every secret is encrypted again under a new key.</source>
         <translation>所有密钥都将用新的密钥重新加密。</translation>
     </message>
@@ -314,6 +318,14 @@
     <message>
         <source>Key store: {where} · {n} secrets · {g} active grants</source>
         <translation>密钥存储：{where} · {n} 个密钥 · {g} 个有效授权</translation>
+    </message>
+    <message>
+        <source>LLM (OpenAI-compatible)</source>
+        <translation>大模型（OpenAI 兼容接口）</translation>
+    </message>
+    <message>
+        <source>LLM (model@URL)</source>
+        <translation>大模型（模型@地址）</translation>
     </message>
     <message>
         <source>Language</source>
@@ -576,6 +588,10 @@
         <translation>设置</translation>
     </message>
     <message>
+        <source>Settings not saved</source>
+        <translation>设置未保存</translation>
+    </message>
+    <message>
         <source>Show the whole thread</source>
         <translation>显示整个线程</translation>
     </message>
@@ -814,6 +830,10 @@
     <message>
         <source>nothing to review</source>
         <translation>没有待审查的冲突</translation>
+    </message>
+    <message>
+        <source>offline (no model)</source>
+        <translation>离线（无需模型）</translation>
     </message>
     <message>
         <source>oldest waiting: {age}</source>
