@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from . import grants
-from .clock import from_iso, to_iso
+from .clock import from_iso, from_iso_or_none, to_iso
 from .db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from .errors import InvalidInput, NotFound
 from .events import record
@@ -389,10 +389,6 @@ def get_request(rt: Runtime, request_id: int) -> AccessRequest:
         return _to_request(req)
 
 
-def _time(value: str | None) -> datetime | None:
-    return from_iso(value) if value else None
-
-
 def _to_request(r: AccessRequestRow) -> AccessRequest:
     return AccessRequest(
         id=r.id or 0,
@@ -407,7 +403,7 @@ def _to_request(r: AccessRequestRow) -> AccessRequest:
         scope=r.scope,
         grant_id=r.grant_id,
         created_at=from_iso(r.created_at),
-        decided_at=_time(r.decided_at),
+        decided_at=from_iso_or_none(r.decided_at),
         expires_at=from_iso(r.expires_at),
-        delivered_at=_time(r.delivered_at),
+        delivered_at=from_iso_or_none(r.delivered_at),
     )

@@ -58,3 +58,8 @@ def from_iso(text: str) -> datetime:
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC)
+
+
+def from_iso_or_none(text: str | None) -> datetime | None:
+    """`from_iso` for optional stored times (NULL columns)."""
+    return from_iso(text) if text else None

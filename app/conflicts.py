@@ -21,7 +21,7 @@ from datetime import datetime
 from sqlalchemy import insert, text
 from sqlmodel import Session, col, select
 
-from .clock import from_iso
+from .clock import from_iso, from_iso_or_none
 from .db.schema import (
     AgentRow,
     ConflictRow,
@@ -126,7 +126,7 @@ def _to_conflict(s: Session, row: ConflictRow, agent: str, now: datetime) -> Con
         age_days=max(0.0, (until - created).total_seconds() / 86400.0),
         existing=_side(s, row.existing_id, agent),
         challenger=_side(s, row.challenger_id, agent),
-        resolved_at=from_iso(row.resolved_at) if row.resolved_at else None,
+        resolved_at=from_iso_or_none(row.resolved_at),
         resolution=row.resolution,
         merged_id=row.merged_id,
     )

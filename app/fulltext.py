@@ -30,8 +30,9 @@ from typing import Any
 
 import snowballstemmer
 
-# Han, Hiragana/Katakana, Hangul: scripts written without spaces.
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+from .textnorm import CJK_LETTERS
+
+_CJK = CJK_LETTERS
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
 _LATIN_WORD = re.compile(r"[a-z]+")

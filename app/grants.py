@@ -8,12 +8,10 @@ transaction that counts the read, so two readers cannot both use a `once` grant.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from sqlalchemy import case
 from sqlmodel import Session, col, select
 
-from .clock import from_iso
+from .clock import from_iso, from_iso_or_none
 from .db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from .errors import NotFound
 from .events import record
@@ -140,10 +138,6 @@ def revoke(rt: Runtime, grant_id: int) -> Grant:
         return to_grant(row)
 
 
-def _time(value: str | None) -> datetime | None:
-    return from_iso(value) if value else None
-
-
 def to_grant(r: GrantRow) -> Grant:
     return Grant(
         id=r.id or 0,
@@ -153,8 +147,8 @@ def to_grant(r: GrantRow) -> Grant:
         session=r.session,
         request_id=r.request_id,
         created_at=from_iso(r.created_at),
-        revoked_at=_time(r.revoked_at),
+        revoked_at=from_iso_or_none(r.revoked_at),
         used_count=r.used_count,
-        last_used_at=_time(r.last_used_at),
+        last_used_at=from_iso_or_none(r.last_used_at),
         active=holds(r),
     )

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, insert, text, update
 from sqlmodel import Session, col, select
 
 from . import confront, intake
-from .clock import from_iso
+from .clock import from_iso, from_iso_or_none
 from .db.schema import (
     AgentRow,
     EmbedQueueRow,
@@ -49,10 +48,6 @@ from .textnorm import memory_hash
 MAX_LIST = 1000
 
 
-def _t(value: str | None) -> datetime | None:
-    return from_iso(value) if value else None
-
-
 def to_memory(row: MemoryRow, agent: str) -> Memory:
     return Memory(
         id=row.id,
@@ -70,9 +65,9 @@ def to_memory(row: MemoryRow, agent: str) -> Memory:
         updated_at=from_iso(row.updated_at),
         recall_count=row.recall_count,
         use_count=row.use_count,
-        last_recalled_at=_t(row.last_recalled_at),
-        last_used_at=_t(row.last_used_at),
-        archived_at=_t(row.archived_at),
+        last_recalled_at=from_iso_or_none(row.last_recalled_at),
+        last_used_at=from_iso_or_none(row.last_used_at),
+        archived_at=from_iso_or_none(row.archived_at),
         superseded_by=row.superseded_by,
     )
 
@@ -186,9 +181,9 @@ def _raw_memory(r: Sequence[Any], agent: str) -> Memory:
         updated_at=from_iso(r[11]),
         recall_count=r[12],
         use_count=r[13],
-        last_recalled_at=_t(r[14]),
-        last_used_at=_t(r[15]),
-        archived_at=_t(r[16]),
+        last_recalled_at=from_iso_or_none(r[14]),
+        last_used_at=from_iso_or_none(r[15]),
+        archived_at=from_iso_or_none(r[16]),
         superseded_by=r[17],
     )
 

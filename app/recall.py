@@ -30,7 +30,7 @@ from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings
 from .runtime import Runtime, agent_row
-from .search import MAX_QUERY_CHARS, Filters, fulltext_ids
+from .search import MAX_QUERY_CHARS, Filters, fulltext_ids, fuse
 from .strength import anchor_time, strength
 from .tokens import count_tokens
 
@@ -108,24 +108,19 @@ def _query_route(
     """(ranked relevant ids, ids judged below relevance, archived ids that match)."""
     active = Filters(statuses=("active",))
     lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH)
-    ranked: dict[int, float] = {}
-    for rank, (memory_id, _) in enumerate(lexical):
-        ranked[memory_id] = ranked.get(memory_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+    lists: dict[str, list[tuple[int, float]]] = {"fulltext": lexical}
     weak: set[int] = set()
     retrieval = rt.services.get("retrieval")
     if retrieval is not None:
         semantic = retrieval.semantic_ids(s, arow, "memory", query, active, ROUTE_DEPTH)
         floor = getattr(retrieval, "min_similarity", 0.0)
         lexical_ids = {i for i, _ in lexical}
-        for rank, (memory_id, similarity) in enumerate(semantic):
-            if similarity < floor and memory_id not in lexical_ids:
-                weak.add(memory_id)
-                continue
-            ranked[memory_id] = ranked.get(memory_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+        weak = {i for i, sim in semantic if sim < floor and i not in lexical_ids}
+        lists["semantic"] = [(i, sim) for i, sim in semantic if i not in weak]
     archived = [
         i for i, _ in fulltext_ids(s, arow, "memory", query, Filters(statuses=("archived",)), 10)
     ]
-    order = sorted(ranked, key=lambda i: -ranked[i])
+    order = [memory_id for memory_id, _, _ in fuse(lists, k=RRF_K)]
     return order, weak - set(order), archived
 
 
@@ -164,13 +159,17 @@ def context(
         if user:
             routes["user"] = _recent(s, arow, MemoryRow.user, user)
         routes["core"] = _core(s, arow)
-        fused: dict[int, float] = {}
+        fused = {
+            memory_id: score
+            for memory_id, score, _ in fuse(
+                {name: [(i, 0.0) for i in ids] for name, ids in routes.items()},
+                ROUTE_WEIGHTS,
+                k=RRF_K,
+            )
+        }
         via: dict[int, list[str]] = {}
         for name, ids in routes.items():
-            for rank, memory_id in enumerate(ids):
-                fused[memory_id] = fused.get(memory_id, 0.0) + ROUTE_WEIGHTS[name] / (
-                    RRF_K + rank + 1
-                )
+            for memory_id in ids:
                 via.setdefault(memory_id, []).append(name)
         rows = {
             r.id: r for r in s.exec(select(MemoryRow).where(col(MemoryRow.id).in_(list(fused))))

@@ -223,15 +223,17 @@ def regex_ids(
 def fuse(
     ranked: Mapping[str, Sequence[tuple[Any, float]]],
     weights: Mapping[str, float] | None = None,
+    *,
+    k: int = RRF_K,
 ) -> list[tuple[Any, float, dict[str, float]]]:
     """Reciprocal rank fusion of several ranked lists (each optionally weighted);
-    keeps each list's raw score."""
+    keeps each list's raw score. A smaller `k` lets the top ranks weigh more."""
     scores: dict[Any, float] = {}
     parts: dict[Any, dict[str, float]] = {}
     for name, items in ranked.items():
         weight = (weights or {}).get(name, 1.0)
         for rank, (key, raw) in enumerate(items):
-            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank + 1)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank + 1)
             parts.setdefault(key, {})[name] = round(raw, 4)
     ordered = sorted(scores.items(), key=lambda kv: -kv[1])
     return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]

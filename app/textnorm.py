@@ -6,6 +6,11 @@ import hashlib
 import re
 import unicodedata
 
+# Han, kana and Hangul, as a regex character-class body: scripts written without
+# spaces between words (full-text, token counting and test embeddings split them
+# by character rather than by word).
+CJK_LETTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n.。!！?？,，;；:：'\"“”‘’「」()（）[]【】-—…"
 

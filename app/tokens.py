@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 
-_CJK = (
-    r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\uac00-\ud7af"
-)
+from .textnorm import CJK_LETTERS
+
+# CJK letters plus CJK and full-width punctuation: each counts as one token.
+_CJK = CJK_LETTERS + "\u3000-\u303f\uff00-\uffef"
 _PIECE = re.compile(rf"([{_CJK}])|([^\W_{_CJK}]+)|(\n)|(\S)", re.UNICODE)
 
 

@@ -6,31 +6,20 @@ columns line up in both languages.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import click
 
-
-def jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [jsonable(v) for v in value]
-    return value
+from ..host.codec import to_json
 
 
 def emit_json(value: Any) -> None:
-    click.echo(json.dumps(jsonable(value), ensure_ascii=False, indent=2))
+    click.echo(json.dumps(to_json(value), ensure_ascii=False, indent=2))
 
 
 def width(text: str) -> int:

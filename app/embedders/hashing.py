@@ -14,9 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.embedders.base import Vectors, normalise
+from app.textnorm import CJK_LETTERS
 
-# CJK ideographs, kana and hangul: scripts written without spaces between words.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = CJK_LETTERS
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
