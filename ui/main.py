@@ -31,6 +31,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="render the page once its data has loaded, save it and exit",
     )
     p.add_argument(
+        "--review",
+        action="store_true",
+        help="open the conflict review dialog on the oldest open conflict (implies "
+        "--page conflicts); with --screenshot the picture is of the dialog",
+    )
+    p.add_argument(
         "--lang",
         choices=("en", "zh", "system"),
         default="system",
@@ -50,6 +56,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `tapemind-desktop`; returns the process exit code."""
     args = parse_args(argv)
+    if args.review:
+        args.page = "conflicts"
     if args.version:
         from app import __version__
 
@@ -100,12 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (a passphrase prompt where there is no keyring) so they can be checked
         # for secret values instead of being refused as "vault locked".
         session.runner.write(engine.unlock_vault, on_error=lambda _error: None)
-    if args.agent:
-        session.window.open_page(args.page, {"agent": args.agent})
+    if args.agent or args.review:
+        target = {"agent": args.agent} if args.agent else {}
+        session.window.open_page(args.page, {**target, **({"review": True} if args.review else {})})
     try:
         if args.screenshot is not None:
             width, height = (int(v) for v in args.size.lower().split("x"))
-            ok = session.screenshot(args.screenshot, width, height)
+            ok = session.screenshot(args.screenshot, width, height, review=args.review)
             return 0 if ok else 1
         session.window.show()
         return app.exec()

@@ -63,6 +63,10 @@ class MainWindow(QMainWindow):
         ctx.nav.page_requested.connect(self.open_page)
         ctx.runner.failed.connect(self._show_error)
         self.tray = Tray(ctx, self) if tray and Tray.available() else None
+        app = QApplication.instance()
+        if self.tray is not None and isinstance(app, QApplication):
+            # With a tray the app outlives its window: Quit (menu, tray, Ctrl+Q) ends it.
+            app.setQuitOnLastWindowClosed(False)
         # Approval prompts pop up on their own; screenshots and most tests go without.
         self.approvals = ApprovalWatcher(ctx, self) if prompts else None
 
@@ -198,6 +202,11 @@ class MainWindow(QMainWindow):
             page.dispose()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.tray is not None:
-            self.tray.hide()
+        if self.tray is not None and self.tray.isVisible():
+            # Closing the window hides it; the app keeps serving its agents and the
+            # tray keeps counting requests and conflicts.
+            event.ignore()
+            self.hide()
+            self.tray.window_closed()
+            return
         super().closeEvent(event)
