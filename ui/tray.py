@@ -55,8 +55,7 @@ class Tray(QSystemTrayIcon):
         for signal in (ctx.bridge.requests_changed, ctx.bridge.conflicts_changed):
             signal.connect(self.refresh)
         self.retranslate()
-        self.show()
-        self.refresh()
+        self.show()  # counts come with refresh(), once the window's first page has loaded
 
     @staticmethod
     def available() -> bool:

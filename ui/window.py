@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
@@ -22,26 +23,46 @@ from .approval import ApprovalWatcher
 from .context import AppContext
 from .i18n import tr
 from .icons import app_icon, page_icon
-from .pages.agents import AgentsPage
-from .pages.archive import ArchivePage
 from .pages.base import Page
-from .pages.conflicts import ConflictsPage
-from .pages.dashboard import DashboardPage
-from .pages.memories import MemoriesPage
-from .pages.tape import TapePage
-from .pages.vault import VaultPage
 from .tray import Tray
 
-PAGES: tuple[tuple[str, str, type[Page]], ...] = (
-    ("dashboard", "Dashboard", DashboardPage),
-    ("memories", "Memories", MemoriesPage),
-    ("conflicts", "Conflicts", ConflictsPage),
-    ("archive", "Archive", ArchivePage),
-    ("tape", "Tape", TapePage),
-    ("vault", "Vault", VaultPage),
-    ("agents", "Agents", AgentsPage),
+# name, label, and where its class lives: a page's module is imported and the
+# page built the first time it is shown (or asked for), so the first paint
+# pays for one page, not seven.
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("dashboard", "Dashboard", "dashboard:DashboardPage"),
+    ("memories", "Memories", "memories:MemoriesPage"),
+    ("conflicts", "Conflicts", "conflicts:ConflictsPage"),
+    ("archive", "Archive", "archive:ArchivePage"),
+    ("tape", "Tape", "tape:TapePage"),
+    ("vault", "Vault", "vault:VaultPage"),
+    ("agents", "Agents", "agents:AgentsPage"),
 )
 PAGE_NAMES = tuple(p[0] for p in PAGES)
+
+
+def page_class(name: str) -> type[Page]:
+    where = next(p[2] for p in PAGES if p[0] == name)
+    module, cls = where.split(":")
+    page = getattr(importlib.import_module(f".pages.{module}", __package__), cls)
+    assert issubclass(page, Page)
+    return page
+
+
+class Pages(dict[str, Page]):
+    """The window's pages by name; a page is built when first asked for."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.window = window
+
+    def __missing__(self, name: str) -> Page:
+        if name not in PAGE_NAMES:
+            raise KeyError(name)
+        page = page_class(name)(self.window.ctx)
+        self[name] = page
+        self.window.stack.addWidget(page)
+        return page
 
 
 class MainWindow(QMainWindow):
@@ -58,7 +79,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.resize(1200, 780)
         self.setMinimumSize(QSize(900, 600))
-        self.pages: dict[str, Page] = {}
+        self.pages: dict[str, Page] = Pages(self)
         self._build(page)
         ctx.nav.page_requested.connect(self.open_page)
         ctx.runner.failed.connect(self._show_error)
@@ -69,6 +90,18 @@ class MainWindow(QMainWindow):
             app.setQuitOnLastWindowClosed(False)
         # Approval prompts pop up on their own; screenshots and most tests go without.
         self.approvals = ApprovalWatcher(ctx, self) if prompts else None
+        # Their first look at the engine waits for the first page's data: the
+        # first paint does not share the workers with them.
+        first = self.current_page()
+
+        def first_loaded() -> None:
+            first.loaded.disconnect(first_loaded)
+            if self.tray is not None:
+                self.tray.refresh()
+            if self.approvals is not None:
+                self.approvals.check()
+
+        first.loaded.connect(first_loaded)
 
     # -- building ---------------------------------------------------------------
 
@@ -84,14 +117,11 @@ class MainWindow(QMainWindow):
         self.sidebar.setIconSize(QSize(18, 18))
         self.stack = QStackedWidget()
         old = self.pages
-        self.pages = {}
-        for name, label, cls in PAGES:
+        self.pages = Pages(self)
+        for name, label, _where in PAGES:
             item = QListWidgetItem(page_icon(name), tr(label))
             item.setData(Qt.ItemDataRole.UserRole, name)
             self.sidebar.addItem(item)
-            widget = cls(self.ctx)
-            self.pages[name] = widget
-            self.stack.addWidget(widget)
         self.sidebar.currentRowChanged.connect(self._on_row)
         lay.addWidget(self.sidebar)
         lay.addWidget(self.stack, 1)

@@ -21,7 +21,6 @@ from ..engine import Engine
 from ..errors import HomeBusy, HomeError
 from .lock import HomeLock, busy_message, read_holder
 from .remote import RemoteEngine
-from .server import OWNER_TOKEN_FILE
 
 DEFAULT_WAIT_S = 5.0
 
@@ -46,6 +45,10 @@ class OpenHome:
 
 
 def _through_host(path: Path) -> RemoteEngine | None:
+    # Imported here: the server module pulls in uvicorn and the MCP SDK, which
+    # `own_home` (the desktop app's first paint) and local opens never need.
+    from .server import OWNER_TOKEN_FILE
+
     holder = read_holder(path)
     if not holder or not holder.get("url"):
         return None

@@ -68,6 +68,22 @@ def search_memories(engine: Any, agent: str, query: str, category: Any, status: 
     return [h.memory for h in hits if getattr(h, "memory", None) is not None]
 
 
+def search_page(
+    engine: Any, model: Any, agent: str, query: str, category: Any, status: Any
+) -> tuple[list[Any], list[Any]]:
+    """The search hits and their table cells (worker side)."""
+    rows = search_memories(engine, agent, query, category, status)
+    return rows, model.prepare(rows)
+
+
+def fetch_page(
+    engine: Any, model: Any, agent: str, category: Any, status: Any, limit: int, offset: int
+) -> tuple[list[Any], list[Any]]:
+    """A page of memories and its table cells, both made here on the worker."""
+    rows = engine.memories(agent, category=category, status=status, limit=limit, offset=offset)
+    return rows, model.prepare(rows)
+
+
 class MemoriesPage(Page):
     name = "memories"
 
@@ -124,6 +140,7 @@ class MemoriesPage(Page):
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setModel(self.proxy)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -131,6 +148,8 @@ class MemoriesPage(Page):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(28)
+        # One height for every row: the view never measures a row's contents.
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -265,8 +284,9 @@ class MemoriesPage(Page):
             self.searching = True
             self.model.reset(0)
             self.ctx.runner.read(
-                search_memories,
+                search_page,
                 self.ctx.engine,
+                self.model,
                 agent,
                 query,
                 category,
@@ -282,40 +302,54 @@ class MemoriesPage(Page):
         else:
             self.model.fetchMore()
 
-    def _search_loaded(self, rows: list[Any]) -> None:
+    def _search_loaded(self, page: tuple[list[Any], list[Any]]) -> None:
+        rows, cells = page
         self.model.reset(len(rows))
-        self._page_loaded(self.model.generation, rows)
+        self._page_loaded(self.model.generation, rows, cells)
 
     def _fetch_page(self, generation: int, offset: int, limit: int) -> None:
         if self.agent is None:
             return
         category, status = self.filters()
         self.ctx.runner.read(
-            self.ctx.engine.memories,
+            fetch_page,
+            self.ctx.engine,
+            self.model,
             self.agent,
-            category=category,
-            status=status,
-            limit=limit,
-            offset=offset,
-            on_result=lambda rows, g=generation: self._page_loaded(g, rows),
+            category,
+            status,
+            limit,
+            offset,
+            on_result=lambda page, g=generation: self._page_loaded(g, *page),
             on_error=lambda _e, g=generation: self.model.page_failed(g),
         )
 
-    def _page_loaded(self, generation: int, rows: list[Any]) -> None:
+    def _page_loaded(self, generation: int, rows: list[Any], cells: Any = None) -> None:
         first = not self.model.rows
-        if not self.model.add_page(generation, rows):
+        if not self.model.add_page(generation, rows, cells):
             return
         if first and rows:
-            for col in (0, 1, 3, 4, 5, 6, 7):  # the text column takes the rest
-                self.table.resizeColumnToContents(col)
-                self.table.setColumnWidth(col, min(self.table.columnWidth(col), 150))
+            self._fit_columns(rows[0])
         self._update_count()
         if self._wants_more():
             self.model.fetchMore()
             return
-        # The load ends with the selected memory's detail drawn (or nothing selected).
-        if not self._reselect() and self._loading:
+        # A load ends with the selected memory's detail drawn (or nothing selected);
+        # pages that scrolling brings in leave the selection alone.
+        if self._loading and not self._reselect():
             self._finish_load()
+
+    def _fit_columns(self, row: Any) -> None:
+        """Size the narrow columns to their header and a typical value (the text
+        column takes the rest); measured once, never from every row."""
+        metrics = self.table.fontMetrics()
+        for col in (0, 1, 3, 4, 5, 6, 7):
+            column = MEMORY_COLUMNS[col]
+            wide = max(
+                metrics.horizontalAdvance(tr(column.header)),
+                metrics.horizontalAdvance(column.display(row)),
+            )
+            self.table.setColumnWidth(col, min(wide + 28, 150))
 
     def _wants_more(self) -> bool:
         return (
