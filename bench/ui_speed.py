@@ -113,6 +113,7 @@ def cold_start(home: Path, runs: int, code: Path) -> list[float]:
     Prints the phases the app marked on its way (of the last run)."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(code)}
     out = []
+    cpus: list[float] = []
     phases = ""
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
@@ -131,12 +132,24 @@ def cold_start(home: Path, runs: int, code: Path) -> list[float]:
             if done.returncode != 0 or not drawn:
                 raise SystemExit(f"the app did not draw its dashboard:\n{done.stderr[-2000:]}")
             out.append(float(drawn[0].split()[1]) - t0)
+            cpus.extend(
+                float(line.split()[1])
+                for line in done.stdout.splitlines()
+                if line.startswith("cpu ")
+            )
             marks = [w.split("=", 1) for w in done.stdout.split() if "=" in w]
             phases = ", ".join(
                 f"{k.replace('_', ' ')} {(float(v) - t0) * 1000:.0f}" for k, v in marks
             )
     if phases:
         print(f"  phases of the last run (ms after spawning): {phases}")
+    if cpus:
+        print(
+            f"  process CPU (all threads) up to the drawn dashboard: median "
+            f"{statistics.median(cpus) * 1000:.0f} ms, runs "
+            f"{', '.join(f'{c * 1000:.0f}' for c in cpus)} ms (the start-up is CPU-bound: "
+            "on a quiet machine its wall time is close to this)"
+        )
     return out
 
 
