@@ -6,7 +6,7 @@ import gc
 import importlib
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -39,6 +39,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("agents", "Agents", "agents:AgentsPage"),
 )
 PAGE_NAMES = tuple(p[0] for p in PAGES)
+PREBUILD_PAUSE_MS = 150  # between pages built in the background after the first paint
 
 
 def page_class(name: str) -> type[Page]:
@@ -80,6 +81,10 @@ class MainWindow(QMainWindow):
         self.resize(1200, 780)
         self.setMinimumSize(QSize(900, 600))
         self.pages: dict[str, Page] = Pages(self)
+        self._prebuild = QTimer(self)  # a child: it dies with the window
+        self._prebuild.setSingleShot(True)
+        self._prebuild.setInterval(PREBUILD_PAUSE_MS)
+        self._prebuild.timeout.connect(self._prebuild_next)
         self._build(page)
         ctx.nav.page_requested.connect(self.open_page)
         ctx.runner.failed.connect(self._show_error)
@@ -100,6 +105,7 @@ class MainWindow(QMainWindow):
                 self.tray.refresh()
             if self.approvals is not None:
                 self.approvals.check()
+            self._prebuild.start()
 
         first.loaded.connect(first_loaded)
 
@@ -174,6 +180,15 @@ class MainWindow(QMainWindow):
             act.triggered.connect(lambda _=False, n=name: self.open_page(n, {}))
             self.addAction(act)
 
+    def _prebuild_next(self) -> None:
+        """Build the next page not built yet, one per pause, so that switching to
+        it later is instant (a page loads its data only when shown)."""
+        missing = [name for name in PAGE_NAMES if name not in self.pages]
+        if missing:
+            _ = self.pages[missing[0]]
+            if len(missing) > 1:
+                self._prebuild.start()
+
     # -- navigation -------------------------------------------------------------
 
     def current_page(self) -> Page:
@@ -210,6 +225,7 @@ class MainWindow(QMainWindow):
         assert isinstance(app, QApplication)
         theme.apply_fonts(app, i18n.current_language())
         self._build(name)
+        self._prebuild.start()
         if self.tray is not None:
             self.tray.retranslate()
         self.language_changed.emit(i18n.current_language())
@@ -222,6 +238,7 @@ class MainWindow(QMainWindow):
         current = self.stack.currentWidget()
         name = next((n for n, p in self.pages.items() if p is current), "dashboard")
         self._build(name)  # plots take their colours at build
+        self._prebuild.start()
 
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
