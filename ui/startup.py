@@ -11,6 +11,7 @@ Nothing here touches widgets.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -84,6 +85,13 @@ class HostStarter(threading.Thread):
         self.host: Any = None
         self.error: BaseException | None = None
         self._stopping = threading.Event()
+        self._begun = False
+
+    def start(self) -> None:
+        """Start serving (from the GUI thread); nothing once `stop()` was called."""
+        if not self._stopping.is_set() and not self._begun:
+            self._begun = True
+            super().start()
 
     def run(self) -> None:
         try:
@@ -104,6 +112,7 @@ class HostStarter(threading.Thread):
             self.host = host
         except BaseException as exc:  # the app keeps working for its owner
             self.error = exc
+            print(f"tapemind-desktop: the home is not served to agents: {exc}", file=sys.stderr)
 
     def stop(self) -> None:
         self._stopping.set()
