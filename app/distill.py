@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 from sqlalchemy import text
 
 from .confront import LLM_API_KEY_ENV, parse_llm
@@ -67,6 +66,8 @@ class DistillReport:
 
 
 def _chat(base_url: str, model: str, prompt: str) -> str:
+    import httpx  # here, not at import: only distilling with an LLM needs it
+
     key = os.environ.get(LLM_API_KEY_ENV)
     resp = httpx.post(
         base_url.rstrip("/") + "/chat/completions",
@@ -157,6 +158,8 @@ def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillRe
             f"Agent {agent!r} has no LLM to distill with: set one with "
             f"`tapemind agent config {agent} --llm MODEL@BASE_URL`."
         )
+    import httpx
+
     model, base_url = parse_llm(settings.llm)
     assert arow.id is not None
     read = batches = found = refused = skipped = 0
