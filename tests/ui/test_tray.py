@@ -92,3 +92,21 @@ def test_closing_the_window_keeps_the_app_and_the_tray_counting(tray_session, qt
         tray.conflicts_action.trigger()
     assert s.window.isVisible() and s.window.current_page() is conflicts_page
     assert conflicts_page.review is not None and conflicts_page.review.isVisible()
+
+
+def test_without_a_tray_the_app_works_and_closing_quits(demo_home: Path, qtbot, english) -> None:
+    from ui.session import Session
+    from ui.tray import Tray
+
+    assert not Tray.available()  # Qt offscreen has no system tray
+    s = Session(Engine.open(demo_home), page="dashboard", tray=True, prompts=False)
+    try:
+        dashboard = s.window.pages["dashboard"]
+        with qtbot.waitSignal(dashboard.loaded, timeout=10000):
+            s.window.show()
+        assert s.window.tray is None
+        assert dashboard.cards["conflicts"].value.text() == "3"
+        assert QApplication.instance().quitOnLastWindowClosed()
+        assert s.window.close() is True  # a real close: the app would quit
+    finally:
+        s.close()
