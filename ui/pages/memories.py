@@ -294,12 +294,11 @@ class MemoriesPage(Page):
         """Size the narrow columns to their header and a typical value (the text
         column takes the rest); measured once, never from every row."""
         metrics = self.table.fontMetrics()
+        known = {1: CATEGORIES, 6: STATUSES}  # every value these columns can show
         for col in (0, 1, 3, 4, 5, 6, 7):
             column = MEMORY_COLUMNS[col]
-            wide = max(
-                metrics.horizontalAdvance(tr(column.header)),
-                metrics.horizontalAdvance(column.display(row)),
-            )
+            values = [tr(v) for v in known[col]] if col in known else [column.display(row)]
+            wide = max(metrics.horizontalAdvance(v) for v in [tr(column.header), *values])
             self.table.setColumnWidth(col, min(wide + 28, 150))
 
     def _wants_more(self) -> bool:
