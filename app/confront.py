@@ -25,6 +25,7 @@ arbiter, reason, time) so its quality can be measured.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -32,19 +33,23 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, text
 from sqlmodel import Session
 
 from .arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
 from .arbiter.evaluate import fulltext_overlap
-from .db.schema import DecisionRow, LineageRow, MemoryRow, ProvenanceRow
+from .clock import from_iso
+from .db.schema import DecisionRow
+from .db.store import dbapi
 from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings, Memory, RememberResult
 from .runtime import AgentLike, Runtime, agent_ref
 from .textnorm import memory_hash
+
+if TYPE_CHECKING:
+    from .memories import NewMemory
 
 log = logging.getLogger(__name__)
 
@@ -134,11 +139,9 @@ def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neig
         return []
     rows = {
         int(r[0]): r
-        for r in s.connection().execute(
-            text(
-                "SELECT id, text, category FROM memories WHERE id IN "
-                f"({', '.join(str(int(i)) for i in ids)}) AND status = 'active'"
-            )
+        for r in dbapi(s).execute(
+            "SELECT id, text, category FROM memories WHERE id IN "
+            f"({', '.join(str(int(i)) for i in ids)}) AND status = 'active'"
         )
     }
     return [
@@ -174,7 +177,7 @@ def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, fl
     """The rarest terms, within a postings budget: they decide bm25's top anyway, and
     ranking every memory that shares a common word ("user", "用户") would cost tens of
     milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
-    conn = s.connection()
+    db = dbapi(s)
     # Counting a term's documents reads its whole doclist, so common words are costly
     # to look up: they are also the ones every candidate repeats, hence a cache of the
     # large counts only. A stale large count only shifts which rare words are picked.
@@ -185,9 +188,9 @@ def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, fl
     for term in terms:
         hit = cache.get(term)
         if hit is None or now - hit[1] > DF_CACHE_S:
-            found = conn.execute(
-                text("SELECT doc FROM memory_fts_vocab WHERE term = :t"), {"t": term}
-            ).first()
+            found = db.execute(
+                "SELECT doc FROM memory_fts_vocab WHERE term = ?", (term,)
+            ).fetchone()
             hit = (int(found[0]) if found is not None and found[0] else 0, now)
             if hit[0] >= DF_CACHE_MIN:  # rare words are cheap to count and change fast
                 cache[term] = hit
@@ -216,13 +219,11 @@ def fulltext_neighbours(
     # No agent token in the MATCH: the join filters by agent, and ANDing the agent's token
     # would merge a doclist as long as the agent's memory count on every call.
     expr = " OR ".join('"' + t + '"' for t in terms)
-    rows = s.connection().execute(
-        text(
-            "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
-            "ON m.id = memory_fts.rowid WHERE memory_fts MATCH :q AND m.agent_id = :a "
-            "AND m.status = 'active' ORDER BY bm25(memory_fts) LIMIT :n"
-        ),
-        {"q": expr, "a": arow.id, "n": NEIGHBOURS},
+    rows = dbapi(s).execute(
+        "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
+        "ON m.id = memory_fts.rowid WHERE memory_fts MATCH ? AND m.agent_id = ? "
+        "AND m.status = 'active' ORDER BY bm25(memory_fts) LIMIT ?",
+        (expr, arow.id, NEIGHBOURS),
     )
     return [(int(i), -float(r)) for i, r in rows]
 
@@ -238,15 +239,13 @@ def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | Non
         arow = agent_ref(s, agent)
         settings = AgentSettings.from_dict(json.loads(arow.settings))
         same = (
-            s.connection()
+            dbapi(s)
             .execute(
-                text(
-                    "SELECT 1 FROM memories WHERE agent_id = :a AND content_hash = :h "
-                    "AND status IN ('active', 'archived') LIMIT 1"
-                ),
-                {"a": arow.id, "h": memory_hash(body)},
+                "SELECT 1 FROM memories WHERE agent_id = ? AND content_hash = ? "
+                "AND status IN ('active', 'archived') LIMIT 1",
+                (arow.id, memory_hash(body)),
             )
-            .first()
+            .fetchone()
         )
         if same is not None:
             return None
@@ -274,59 +273,45 @@ def store_decision(
     latency_ms: float,
 ) -> None:
     """One row in `decisions`: what happened to a candidate and why."""
-    s.execute(
-        insert(DecisionRow),
-        {
-            "agent_id": arow.id,
-            "at": now,
-            "candidate_hash": digest,
-            "category": category,
-            "action": action,
-            "target_id": target_id,
-            "memory_id": memory_id,
-            "conflict_id": conflict_id,
-            "arbiter": arbiter,
-            "reason": reason[:1000],
-            "neighbours": neighbours,
-            "actor": actor,
-            "latency_ms": round(latency_ms, 3),
-        },
+    dbapi(s).execute(
+        "INSERT INTO decisions (agent_id, at, candidate_hash, category, action, target_id, "
+        "memory_id, conflict_id, arbiter, reason, neighbours, actor, latency_ms) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            *(arow.id, now, digest, category, action, target_id, memory_id, conflict_id),
+            *(arbiter, reason[:1000], neighbours, actor, round(latency_ms, 3)),
+        ),
     )
 
 
-def _live_target(s: Session, arow: AgentLike, decision: Decision) -> MemoryRow | None:
+def _live_target(s: Session, arow: AgentLike, decision: Decision) -> Memory | None:
+    """The decision's target, if it is still an active memory of this agent."""
+    from .memories import _MEMORY_COLUMNS, memory_of
+
     if decision.target_id is None:
         return None
     try:
         target_id = int(decision.target_id)
     except (TypeError, ValueError):
         return None
-    row = s.get(MemoryRow, target_id)
-    if row is None or row.agent_id != arow.id or row.status != "active":
-        return None
-    return row
+    found = (
+        dbapi(s)
+        .execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND agent_id = ? "
+            "AND status = 'active'",
+            (target_id, arow.id),
+        )
+        .fetchone()
+    )
+    return memory_of(found, arow.name) if found is not None else None
 
 
 def apply(
-    rt: Runtime,
-    s: Session,
-    arow: AgentLike,
-    verdict: Verdict | None,
-    body: str,
-    category: str,
-    digest: str,
-    *,
-    source_ids: Sequence[int],
-    parent_ids: Sequence[int],
-    importance: float,
-    confidence: float,
-    thread: str | None,
-    turn: str | None,
-    user: str | None,
-    actor: str,
+    rt: Runtime, s: Session, arow: AgentLike, verdict: Verdict | None, new: NewMemory
 ) -> RememberResult:
     """Carry out `verdict` inside the caller's write transaction (see the module doc)."""
-    from .memories import store_new, to_memory
+    from .conflicts import raise_conflict
+    from .memories import store_new
 
     now = rt.now_iso()
     if verdict is None:
@@ -343,158 +328,113 @@ def apply(
             f"is no longer active (changed meanwhile); stored as new. ({reason})"
         )
     conflict_id: int | None = None
-
-    def new_memory() -> Memory:
-        return store_new(
-            rt,
-            s,
-            arow,
-            body,
-            category,
-            digest,
-            source_ids=source_ids,
-            parent_ids=parent_ids,
-            importance=importance,
-            confidence=confidence,
-            thread=thread,
-            turn=turn,
-            user=user,
-            actor=actor,
-        )
-
     memory: Memory
     if action == "add":
-        memory = new_memory()
+        memory = store_new(rt, s, arow, new)
     elif action == "duplicate":
         assert target is not None
-        target.last_reinforced_at = now
-        s.add(target)
-        s.flush()
-        record(s, now, "memory.duplicate", agent=arow.name, actor=actor, ids=[target.id])
-        memory = to_memory(target, arow.name)
+        dbapi(s).execute(
+            "UPDATE memories SET last_reinforced_at = ? WHERE id = ?", (now, target.id)
+        )
+        record(s, now, "memory.duplicate", agent=arow.name, actor=new.actor, ids=[target.id])
+        memory = target
     elif action == "update":
         assert target is not None
-        memory = refine(rt, s, arow, target, body, digest, source_ids, importance, actor, reason)
+        memory = refine(s, now, arow, target, new, reason)
     elif action == "supersede":
         assert target is not None
-        memory = new_memory()
-        supersede(s, now, arow, target, memory.id, actor)
+        memory = store_new(rt, s, arow, new)
+        supersede(s, now, arow, target.id, memory.id, new.actor)
     else:  # conflict
         assert target is not None
-        memory = new_memory()
-        from .conflicts import raise_conflict
-
+        memory = store_new(rt, s, arow, new)
         conflict_id = raise_conflict(
-            s, now, arow, target.id, memory.id, reason, decision.arbiter, actor
+            s, now, arow, target.id, memory.id, reason, decision.arbiter, new.actor
         )
+    target_id = target.id if target is not None else None
     store_decision(
-        s,
-        now,
-        arow,
-        digest,
-        category,
-        action,
-        target_id=target.id if target is not None else None,
-        memory_id=memory.id if action != "duplicate" else None,
-        conflict_id=conflict_id,
-        arbiter=decision.arbiter,
-        reason=reason,
-        neighbours=near,
-        actor=actor,
+        s, now, arow, new.digest, new.category, action, target_id=target_id,
+        memory_id=memory.id if action != "duplicate" else None, conflict_id=conflict_id,
+        arbiter=decision.arbiter, reason=reason, neighbours=near, actor=new.actor,
         latency_ms=latency,
-    )
+    )  # fmt: skip
     return RememberResult(
         decision=action,
         memory=memory,
-        target_id=target.id if target is not None else None,
+        target_id=target_id,
         reason=reason,
         arbiter=decision.arbiter,
-        source_ids=tuple(source_ids),
+        source_ids=new.source_ids,
         conflict_id=conflict_id,
     )
 
 
 def refine(
-    rt: Runtime,
-    s: Session,
-    arow: AgentLike,
-    target: MemoryRow,
-    body: str,
-    digest: str,
-    source_ids: Sequence[int],
-    importance: float,
-    actor: str,
-    reason: str,
+    s: Session, now: str, arow: AgentLike, target: Memory, new: NewMemory, reason: str
 ) -> Memory:
     """`update`: the target takes the candidate's text as a new version, gains its
     sources, and is reinforced. Earlier versions stay in the history."""
-    from .memories import index_memory_text, to_memory
+    from .memories import index_memory_text
 
-    now = rt.now_iso()
-    target.version += 1
-    target.text = body
-    target.content_hash = digest
-    target.importance = max(target.importance, importance)
-    target.updated_at = now
-    target.last_reinforced_at = now
-    s.add(target)
-    s.flush()
-    s.execute(
-        text(
-            "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
-            "changed_by, reason) VALUES (:m, :v, :t, :h, :at, :by, :r)"
-        ),
-        {
-            "m": target.id,
-            "v": target.version,
-            "t": body,
-            "h": digest,
-            "at": now,
-            "by": actor,
-            "r": f"refined: {reason}"[:500],
-        },
+    db = dbapi(s)
+    version = target.version + 1
+    importance = max(target.importance, new.importance)
+    db.execute(
+        "UPDATE memories SET version = ?, text = ?, content_hash = ?, importance = ?, "
+        "updated_at = ?, last_reinforced_at = ? WHERE id = ?",
+        (version, new.body, new.digest, importance, now, now, target.id),
+    )
+    db.execute(
+        "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
+        "changed_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (target.id, version, new.body, new.digest, now, new.actor, f"refined: {reason}"[:500]),
     )
     have = {
         int(r[0])
-        for r in s.connection().execute(
-            text("SELECT entry_id FROM provenance WHERE memory_id = :m"), {"m": target.id}
-        )
+        for r in db.execute("SELECT entry_id FROM provenance WHERE memory_id = ?", (target.id,))
     }
-    fresh = [e for e in dict.fromkeys(source_ids) if e not in have]
+    fresh = [e for e in dict.fromkeys(new.source_ids) if e not in have]
     if fresh:
-        s.execute(insert(ProvenanceRow), [{"memory_id": target.id, "entry_id": e} for e in fresh])
-    index_memory_text(s, target.id, body, arow.id or 0, now)
+        db.executemany(
+            "INSERT INTO provenance (memory_id, entry_id) VALUES (?, ?)",
+            [(target.id, e) for e in fresh],
+        )
+    assert arow.id is not None
+    index_memory_text(s, target.id, new.body, arow.id, now)
     record(
         s,
         now,
         "memory.update",
         agent=arow.name,
-        actor=actor,
+        actor=new.actor,
         ids=[target.id],
-        counts={"version": target.version, "sources": len(fresh)},
+        counts={"version": version, "sources": len(fresh)},
     )
-    return to_memory(target, arow.name)
+    return dataclasses.replace(
+        target,
+        text=new.body,
+        content_hash=new.digest,
+        importance=importance,
+        version=version,
+        updated_at=from_iso(now),
+    )
 
 
 def supersede(
-    s: Session, now: str, arow: AgentLike, target: MemoryRow, successor_id: int, actor: str
+    s: Session, now: str, arow: AgentLike, target_id: int, successor_id: int, actor: str
 ) -> None:
-    """Mark `target` superseded by `successor_id`, with the lineage link between them."""
-    target.status = "superseded"
-    target.superseded_by = successor_id
-    target.updated_at = now
-    s.add(target)
-    s.flush()
-    s.execute(
-        insert(LineageRow).prefix_with("OR IGNORE"),
-        {
-            "child_id": successor_id,
-            "parent_id": target.id,
-            "relation": "supersedes",
-            "created_at": now,
-        },
+    """Mark `target_id` superseded by `successor_id`, with the lineage link between them."""
+    db = dbapi(s)
+    db.execute(
+        "UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?",
+        (successor_id, now, target_id),
     )
-    record(s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target.id, successor_id])
+    db.execute(
+        "INSERT OR IGNORE INTO lineage (child_id, parent_id, relation, created_at) "
+        "VALUES (?, ?, 'supersedes', ?)",
+        (successor_id, target_id, now),
+    )
+    record(s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target_id, successor_id])
 
 
 @dataclass(frozen=True)
@@ -523,7 +463,6 @@ def list_decisions(
     """An agent's stored decisions, newest first."""
     from sqlmodel import col, select
 
-    from .clock import from_iso
     from .runtime import agent_row
 
     with rt.read() as s:
