@@ -31,6 +31,7 @@ import logging
 import os
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -118,21 +119,52 @@ class KeepAll:
         return Decision("add", None, "seeded as written", self.name)
 
 
+class _VectorWorker:
+    """One thread that asks the vector index for a candidate's neighbours while the
+    caller's thread ranks full-text ones: the embedding and the HNSW query (numpy and
+    chromadb) and SQLite's FTS5 ranking release the GIL, so the two halves overlap on
+    a second core. Closed with the engine (the runtime's services)."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tapemind-neighbours")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+def _vector_neighbours(
+    rt: Runtime, retrieval: Any, arow: AgentLike, body: str
+) -> list[tuple[int, float]]:
+    """(id, cosine) of the active memories nearest to `body`, read in a session of its
+    own (a session is one thread's)."""
+    from .search import Filters  # search imports memories, which imports us
+
+    with rt.read() as s:
+        found = retrieval.semantic_ids(
+            s, arow, "memory", body, Filters(statuses=("active",)), NEIGHBOURS
+        )
+    return [(int(i), float(c)) for i, c in found]
+
+
 def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
     """The candidate's nearest active memories: full-text and vector lists fused."""
-    from .search import Filters, fuse  # search imports memories, which imports us
+    from .search import fuse  # search imports memories, which imports us
 
-    active = Filters(statuses=("active",))
+    retrieval = rt.services.get("retrieval")
+    pending: Future[list[tuple[int, float]]] | None = None
+    if retrieval is not None:
+        worker = rt.services.get("vector_worker")
+        if worker is None:
+            worker = rt.services.setdefault("vector_worker", _VectorWorker())
+        pending = worker.pool.submit(_vector_neighbours, rt, retrieval, arow, body)
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
     cosines: dict[int, float] = {}
-    retrieval = rt.services.get("retrieval")
-    if retrieval is not None:
+    if pending is not None:
         try:
-            semantic = retrieval.semantic_ids(s, arow, "memory", body, active, NEIGHBOURS)
+            lists["semantic"] = pending.result()
         except Exception:  # the index is derived data: full-text alone still confronts
             log.exception("vector neighbours failed; confronting with full-text only")
-            semantic = []
-        lists["semantic"] = [(int(i), float(c)) for i, c in semantic]
+            lists["semantic"] = []
         cosines = dict(lists["semantic"])
     ids = [key for key, _, _ in fuse(lists)[:NEIGHBOURS]]
     if not ids:
