@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NEIGHBOURS = 10
+RANKED = 4 * NEIGHBOURS  # full-text rows ranked before the agent and status filter
 MAX_TERMS = 16
 POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
 DF_CACHE_S = 600.0
@@ -248,10 +249,33 @@ def fulltext_neighbours(
     terms = _pick_terms(s, neighbour_terms(body), cache)
     if not terms:
         return []
-    # No agent token in the MATCH: the join filters by agent, and ANDing the agent's token
-    # would merge a doclist as long as the agent's memory count on every call.
+    # No agent token in the MATCH: the agent is filtered after ranking, and ANDing the
+    # agent's token would merge a doclist as long as the agent's memory count every call.
     expr = " OR ".join('"' + t + '"' for t in terms)
-    rows = dbapi(s).execute(
+    db = dbapi(s)
+    # Rank in FTS5 alone, then look up the best few rows: joining `memories` for every
+    # match (up to POSTINGS_BUDGET rows) cost as much as bm25 itself. Exact: when the
+    # best RANKED rows hold NEIGHBOURS of this agent's active memories, they are its best
+    # NEIGHBOURS; otherwise (other agents, retired memories) the full join answers.
+    ranked = db.execute(
+        "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? "
+        "ORDER BY bm25(memory_fts) LIMIT ?",
+        (expr, RANKED),
+    ).fetchall()
+    if ranked:
+        marks = ", ".join(str(int(i)) for i, _ in ranked)
+        keep = {
+            int(i)
+            for (i,) in db.execute(
+                f"SELECT id FROM memories WHERE id IN ({marks}) AND agent_id = ? "
+                "AND status = 'active'",
+                (arow.id,),
+            )
+        }
+        best = [(int(i), -float(r)) for i, r in ranked if int(i) in keep][:NEIGHBOURS]
+        if len(best) == NEIGHBOURS or len(ranked) < RANKED:
+            return best
+    rows = db.execute(
         "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
         "ON m.id = memory_fts.rowid WHERE memory_fts MATCH ? AND m.agent_id = ? "
         "AND m.status = 'active' ORDER BY bm25(memory_fts) LIMIT ?",

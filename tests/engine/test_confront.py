@@ -158,6 +158,16 @@ def test_neighbours_are_the_same_agents_only(cc: Engine) -> None:
     assert cc.conflicts() == []
 
 
+def test_neighbours_are_found_behind_many_better_matches_of_other_agents(cc: Engine) -> None:
+    cc.add_agent("other")
+    for i in range(45):  # they rank above cc's memory in the shared full-text index
+        cc.remember("other", f"用户不喜欢深色模式，用户不喜欢深色模式 {i}。", "preference")
+    mine = cc.remember("cc", "用户喜欢深色模式。", "preference").memory
+    assert mine is not None
+    result = cc.remember("cc", "用户不喜欢深色模式。", "preference")
+    assert (result.decision, result.target_id) == ("conflict", mine.id)
+
+
 def test_superseded_memories_are_not_neighbours(cc: Engine) -> None:
     old, new, cat = SUPERSEDE["en"]
     retired = cc.remember("cc", old, cat).memory
