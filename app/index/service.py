@@ -30,14 +30,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from ..db.schema import AgentRow
-from ..embedders import (
-    DEFAULT_EMBEDDER,
-    Embedder,
-    EmbedderError,
-    Vectors,
-    make_embedder,
-    queries_are_documents,
-)
+from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from ..errors import InvalidInput, TapemindError
 from ..events import Event
 from ..runtime import Runtime
@@ -152,6 +145,19 @@ class RetrievalService:
             return 0.1
         return MIN_SIMILARITY.get(name, DEFAULT_MIN_SIMILARITY)
 
+    def known_vector(self, embedder: Embedder, body: str) -> Vectors | None:
+        """The vector of `body` this process already computed as a query (issue 4: a
+        remembered candidate was embedded to find its neighbours), when `embedder`
+        embeds queries and documents alike; else None. Lets the indexer store a new
+        memory without embedding it a second time. In memory only: after a restart
+        or a model change the row is simply embedded again."""
+        from ..embedders import queries_are_documents
+
+        if not queries_are_documents(embedder):
+            return None
+        with self._lock:
+            return self._queries.get((embedder.name, body))
+
     # -- the vector index ----------------------------------------------------------
 
     @property
@@ -255,17 +261,6 @@ class RetrievalService:
             while len(self._queries) > QUERY_CACHE:
                 self._queries.popitem(last=False)
         return vector
-
-    def known_vector(self, embedder: Embedder, body: str) -> Vectors | None:
-        """The vector of `body` this process already computed as a query (issue 4: a
-        remembered candidate was embedded to find its neighbours), when `embedder`
-        embeds queries and documents alike; else None. Lets the indexer store a new
-        memory without embedding it a second time. In memory only: after a restart
-        or a model change the row is simply embedded again."""
-        if not queries_are_documents(embedder):
-            return None
-        with self._lock:
-            return self._queries.get((embedder.name, body))
 
     def semantic_ids(
         self, s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
