@@ -81,6 +81,9 @@ def memory_of(r: Sequence[Any], agent: str) -> Memory:
     )
 
 
+_raw_memory = memory_of  # its earlier name, which the retrieval speed branch's search imports
+
+
 @dataclass(frozen=True)
 class NewMemory:
     """A memory about to be stored: what `remember` (and a merge) hands the write path."""
