@@ -508,6 +508,15 @@ def edit(
     if len(body) > intake.MAX_MEMORY_CHARS:
         raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
     body = rt.redact(body)
+    # The owner is held to the same rule as agents: a credential never enters a memory
+    # (it would be recalled into every agent's context); the vault is its place.
+    kind = intake.credential_kind(body)
+    if kind is not None:
+        raise Refused(
+            f"The new text looks like it contains a credential ({kind}). Keep credentials "
+            "in the vault (tapemind vault set NAME) and leave the memory without it.",
+            code="credential",
+        )
     now = rt.now_iso()
     with rt.write() as s:
         row, owner = _owned_memory(s, memory_id, None)
