@@ -43,6 +43,8 @@ class OpenAIEmbedder:
         dim: the expected dimension; when omitted, one probe request learns it.
     """
 
+    queries_are_documents = True  # one endpoint call for both, no prefixes
+
     def __init__(
         self,
         base_url: str,
