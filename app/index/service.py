@@ -26,14 +26,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
 from sqlmodel import Session
 
-from ..db.schema import AgentRow
+from ..db.store import dbapi
 from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from ..errors import InvalidInput, TapemindError
 from ..events import Event
-from ..runtime import Runtime
+from ..runtime import AgentLike, Runtime
 from ..search import Filters, _memory_conditions, _tape_conditions
 from ..vectors import KINDS, VectorIndex, VectorIndexError
 from . import rows
@@ -250,7 +249,7 @@ class RetrievalService:
         return vector
 
     def semantic_ids(
-        self, s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
+        self, s: Session, arow: AgentLike, kind: str, query: str, f: Filters, n: int
     ) -> list[tuple[int, float]]:
         """Like `semantic_search`, but [] when the index cannot answer (nothing embedded
         yet, embedder down): `context` and hybrid search then rely on full-text."""
@@ -261,7 +260,7 @@ class RetrievalService:
             return []
 
     def semantic_search(
-        self, s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
+        self, s: Session, arow: AgentLike, kind: str, query: str, f: Filters, n: int
     ) -> list[tuple[int, float]]:
         """The `n` rows of `kind` nearest to `query` among the agent's rows that pass the
         filters: (id, cosine similarity), most similar first.
@@ -310,7 +309,7 @@ class RetrievalService:
 
     @staticmethod
     def _filter(
-        s: Session, arow: AgentRow, kind: str, raw: Sequence[tuple[int, float]], f: Filters
+        s: Session, arow: AgentLike, kind: str, raw: Sequence[tuple[int, float]], f: Filters
     ) -> list[tuple[int, float]]:
         if not raw:
             return []
@@ -321,7 +320,7 @@ class RetrievalService:
         else:
             where, params = _tape_conditions(arow, f)
             sql = f"SELECT e.id FROM tape_entries e WHERE e.id IN ({ids}) AND {where}"
-        ok = {int(r[0]) for r in s.connection().execute(text(sql), params)}
+        ok = {int(r[0]) for r in dbapi(s).execute(sql, params)}
         return [(i, c) for i, c in raw if i in ok]
 
     # -- events ----------------------------------------------------------------------
