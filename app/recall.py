@@ -54,6 +54,7 @@ _CORE_SQL = (
     "SELECT id FROM memories WHERE agent_id = ? AND status = 'active' "
     "ORDER BY importance DESC, updated_at DESC LIMIT ?"
 )
+_ANY_ARCHIVED_SQL = "SELECT 1 FROM memories WHERE agent_id = ? AND status = 'archived' LIMIT 1"
 _CANDIDATE_COLUMNS = (
     "id, category, text, created_at, status, importance, use_count, "
     "last_recalled_at, last_used_at, last_reinforced_at"
@@ -136,19 +137,25 @@ def _query_route(
 ) -> tuple[list[int], set[int], list[int]]:
     """(ranked relevant ids, ids judged below relevance, archived ids that match)."""
     active = Filters(statuses=("active",))
+    retrieval = rt.services.get("retrieval")
+    # Embedding and vector query on a worker thread while full-text runs here.
+    begin = getattr(retrieval, "begin", None)
+    pending = begin(s, arow, "memory", query, ROUTE_DEPTH) if begin is not None else None
     lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH)
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": lexical}
     weak: set[int] = set()
-    retrieval = rt.services.get("retrieval")
     if retrieval is not None:
-        semantic = retrieval.semantic_ids(s, arow, "memory", query, active, ROUTE_DEPTH)
+        extra = {"pending": pending} if pending is not None else {}
+        semantic = retrieval.semantic_ids(s, arow, "memory", query, active, ROUTE_DEPTH, **extra)
         floor = getattr(retrieval, "min_similarity", 0.0)
         lexical_ids = {i for i, _ in lexical}
         weak = {i for i, sim in semantic if sim < floor and i not in lexical_ids}
         lists["semantic"] = [(i, sim) for i, sim in semantic if i not in weak]
-    archived = [
-        i for i, _ in fulltext_ids(s, arow, "memory", query, Filters(statuses=("archived",)), 10)
-    ]
+    archived: list[int] = []
+    # Most agents have no archived memory: one index probe instead of a full-text query.
+    if dbapi(s).execute(_ANY_ARCHIVED_SQL, (arow.id,)).fetchone() is not None:
+        archived_only = Filters(statuses=("archived",))
+        archived = [i for i, _ in fulltext_ids(s, arow, "memory", query, archived_only, 10)]
     order = [memory_id for memory_id, _, _ in fuse(lists, k=RRF_K)]
     return order, weak - set(order), archived
 

