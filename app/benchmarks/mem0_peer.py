@@ -107,13 +107,16 @@ def make_memory(folder: Path, embedder: Any) -> Any:
         LlmFactory.provider_to_class["langchain"] = saved_llm
 
 
-def bulk_add(memory: Any, texts: list[str], user_id: str, batch: int = 1000) -> None:
+def bulk_add(
+    memory: Any, texts: list[str], user_id: str, made: dict[str, Any], batch: int = 1000
+) -> None:
     """Store `texts` in mem0's own vector store in batches, with the payload its
     `add(infer=False)` writes for a user message (data, hash, times, lemmas, user, role).
 
     Only to reach a size where timing mem0's search matters (100k) without hours of
     one-at-a-time adds; its add rate is measured on the public path. No history rows
-    are written (search does not read them)."""
+    are written (search does not read them). `made`: vectors of these texts the same
+    embedder already computed (text -> vector); the others are embedded here."""
     import hashlib
     import uuid
     from datetime import UTC, datetime
@@ -123,7 +126,11 @@ def bulk_add(memory: Any, texts: list[str], user_id: str, batch: int = 1000) -> 
     embedder = _EMBEDDERS["default"]
     for start in range(0, len(texts), batch):
         chunk = texts[start : start + batch]
-        vectors = embedder.embed_documents(chunk)
+        missing = [t for t in chunk if t not in made]
+        fresh = (
+            dict(zip(missing, embedder.embed_documents(missing), strict=True)) if missing else {}
+        )
+        vectors = [made[t] if t in made else fresh[t] for t in chunk]
         now = datetime.now(UTC).isoformat()
         payloads = [
             {
