@@ -270,10 +270,10 @@ def run(
             if with_mem0 and mem0_note is None and emb is not None:
                 made = recording.vectors if recording is not None else {}
                 row["mem0"] = measure_mem0(items, qs, emb, Path(tmp), progress, mem0_max, made)
-            if recording is not None:
-                recording.vectors.clear()
             elif with_mem0:
                 row["mem0"] = {"skipped": mem0_note or "needs an embedder"}
+            if recording is not None:
+                recording.vectors.clear()
         rows.append(row)
         if progress:
             progress(f"{size}: done {json.dumps(row.get('mem0'))}")
