@@ -35,7 +35,7 @@ from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make
 from ..errors import InvalidInput, TapemindError
 from ..events import Event
 from ..runtime import AgentLike, Runtime
-from ..search import Filters, _memory_conditions, _tape_conditions
+from ..search_sql import Filters, _memory_conditions, _tape_conditions
 from ..vectors import KINDS, VectorIndex, VectorIndexError
 from . import rows
 
