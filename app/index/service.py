@@ -108,6 +108,7 @@ class RetrievalService:
         self._override: Embedder | None = None  # set when a rebuild switched models
         self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
         self._pool: ThreadPoolExecutor | None = None  # see begin()
+        self._embedding: dict[tuple[str, str], Future[Vectors]] = {}
         # Set by events, consumed by the indexer.
         self.dirty_tape: set[int] = set()
         self.memories_due = False
@@ -263,17 +264,33 @@ class RetrievalService:
     # -- queries ---------------------------------------------------------------------
 
     def query_vector(self, embedder: Embedder, query: str) -> Vectors:
+        """The query's vector: cached, and embedded once when two threads ask at once
+        (a search of memories and tape starts both lookups together)."""
         key = (embedder.name, query)
         with self._lock:
             cached = self._queries.get(key)
             if cached is not None:
                 self._queries.move_to_end(key)
                 return cached
-        vector = embedder.embed_query(query)
+            running = self._embedding.get(key)
+            if running is None:
+                mine: Future[Vectors] = Future()
+                self._embedding[key] = mine
+        if running is not None:
+            return running.result()
+        try:
+            vector = embedder.embed_query(query)
+        except BaseException as exc:
+            with self._lock:
+                self._embedding.pop(key, None)
+            mine.set_exception(exc)
+            raise
         with self._lock:
             self._queries[key] = vector
             while len(self._queries) > QUERY_CACHE:
                 self._queries.popitem(last=False)
+            self._embedding.pop(key, None)
+        mine.set_result(vector)
         return vector
 
     def begin(self, s: Session, arow: AgentLike, kind: str, query: str, n: int) -> Pending | None:

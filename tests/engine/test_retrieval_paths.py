@@ -122,3 +122,38 @@ def test_hybrid_results_are_the_same_with_and_without_the_worker(big: Engine) ->
     assert any("semantic" in h.why for h in threaded.hits)
     again = big.context(AGENT, query="walk after coffee")
     assert set(again.included_ids) == set(context.included_ids)
+
+
+class _Counting:
+    """The test embedder, counting query embeddings."""
+
+    def __init__(self) -> None:
+        self.queries = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(EMB, name)
+
+    def embed_query(self, text: str) -> object:
+        self.queries += 1
+        return EMB.embed_query(text)
+
+
+def test_a_search_of_memories_and_tape_embeds_the_query_once(
+    home: Path, clock: ManualClock
+) -> None:
+    counting = _Counting()
+    engine = Engine.open(home, create=True, clock=clock, embedder=counting)  # type: ignore[arg-type]
+    try:
+        engine.add_agent("a")
+        engine.append(
+            "a", [{"thread": "t", "kind": "message", "role": "user", "text": "tea at noon"}]
+        )
+        engine.remember("a", "The user drinks green tea at noon", "preference")
+        engine.run_indexer()
+        for query in ("green tea", "绿茶", "noon tea"):
+            before = counting.queries
+            found = engine.search("a", query, scope="all", mode="hybrid")
+            assert counting.queries == before + 1
+            assert {h.kind for h in found.hits} == {"memory", "tape"}
+    finally:
+        engine.close()
