@@ -116,14 +116,16 @@ def query_terms(query: str) -> list[str]:
     return out
 
 
-def match_expression(query: str, agent_id: int, *, any_term: bool = True) -> str | None:
-    """A MATCH expression for `query` restricted to one agent, or None when the
-    query has no searchable word. `any_term`: OR the terms (ranked by bm25),
-    else AND them."""
+def match_expression(query: str, agent_id: int | None, *, any_term: bool = True) -> str | None:
+    """A MATCH expression for `query` restricted to one agent (None: not restricted,
+    the caller filters by agent itself), or None when the query has no searchable
+    word. `any_term`: OR the terms (ranked by bm25), else AND them."""
     terms = query_terms(query)
     if not terms:
         return None
     joiner = " OR " if any_term else " AND "
+    if agent_id is None:
+        return f"({joiner.join(terms)})"
     return f"{agent_token(agent_id)} AND ({joiner.join(terms)})"
 
 

@@ -21,15 +21,16 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
-from .db.schema import AgentRow, MemoryRow, RecallItemRow, RecallRow
+from .db.schema import RecallRow
+from .db.store import dbapi
 from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings
-from .runtime import Runtime, agent_row
+from .runtime import AgentLike, Runtime, agent_ref, agent_row
 from .search import MAX_QUERY_CHARS, Filters, fulltext_ids, fuse
 from .strength import anchor_time, strength
 from .tokens import count_tokens
@@ -40,6 +41,41 @@ CORE_DEPTH = 12
 RRF_K = 20
 MAX_BUDGET = 32_000
 HEADER = "Memories (tapemind; cite [m<id>] when you use one):"
+
+# Every context call runs these, so they go through the driver (no ORM) and each is one
+# walk of a partial index of active memories (migration 8): no sort of the agent's rows.
+# `status = 'active'` must stay a literal for SQLite to pick those indexes.
+_RECENT_SQL = {
+    "thread": "SELECT id FROM memories WHERE agent_id = ? AND thread = ? "
+    "AND status = 'active' ORDER BY updated_at DESC LIMIT ?",
+    "user": "SELECT id FROM memories WHERE agent_id = ? AND user = ? "
+    "AND status = 'active' ORDER BY updated_at DESC LIMIT ?",
+}
+_CORE_SQL = (
+    "SELECT id FROM memories WHERE agent_id = ? AND status = 'active' "
+    "ORDER BY importance DESC, updated_at DESC LIMIT ?"
+)
+_ANY_ARCHIVED_SQL = "SELECT 1 FROM memories WHERE agent_id = ? AND status = 'archived' LIMIT 1"
+_CANDIDATE_COLUMNS = (
+    "id, category, text, created_at, status, importance, use_count, "
+    "last_recalled_at, last_used_at, last_reinforced_at"
+)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """What packing needs of a memory (read without the ORM)."""
+
+    id: int
+    category: str
+    text: str
+    created_at: str
+    status: str
+    importance: float
+    use_count: int
+    last_recalled_at: str | None
+    last_used_at: str | None
+    last_reinforced_at: str | None
 
 
 @dataclass(frozen=True)
@@ -76,50 +112,58 @@ class ContextBlock:
         return tuple(i.memory_id for i in self.included)
 
 
-def _line(row: MemoryRow) -> str:
+def _line(row: _Candidate) -> str:
     return f"- [m{row.id}] ({row.category}, {row.created_at[:10]}) {row.text}"
 
 
-def _recent(s: Session, arow: AgentRow, column: object, value: str) -> list[int]:
-    return list(
-        s.exec(
-            select(MemoryRow.id)
-            .where(MemoryRow.agent_id == arow.id, MemoryRow.status == "active", column == value)
-            .order_by(col(MemoryRow.updated_at).desc())
-            .limit(ROUTE_DEPTH)
-        ).all()
-    )
+@lru_cache(maxsize=8192)
+def _line_tokens(line: str) -> int:
+    """Tokens of a packed line: the same memories come back turn after turn, and
+    counting ~100 candidates' lines by regex was a fifth of a context call."""
+    return count_tokens(line) + 1
 
 
-def _core(s: Session, arow: AgentRow) -> list[int]:
-    return list(
-        s.exec(
-            select(MemoryRow.id)
-            .where(MemoryRow.agent_id == arow.id, MemoryRow.status == "active")
-            .order_by(col(MemoryRow.importance).desc(), col(MemoryRow.updated_at).desc())
-            .limit(CORE_DEPTH)
-        ).all()
-    )
+def _recent(s: Session, arow: AgentLike, route: str, value: str) -> list[int]:
+    rows = dbapi(s).execute(_RECENT_SQL[route], (arow.id, value, ROUTE_DEPTH))
+    return [int(r[0]) for r in rows]
+
+
+def _core(s: Session, arow: AgentLike) -> list[int]:
+    return [int(r[0]) for r in dbapi(s).execute(_CORE_SQL, (arow.id, CORE_DEPTH))]
+
+
+def _candidates(s: Session, ids: Sequence[int]) -> dict[int, _Candidate]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    sql = f"SELECT {_CANDIDATE_COLUMNS} FROM memories WHERE id IN ({marks})"
+    return {int(r[0]): _Candidate(*r) for r in dbapi(s).execute(sql, list(ids))}
 
 
 def _query_route(
-    rt: Runtime, s: Session, arow: AgentRow, query: str
+    rt: Runtime, s: Session, arow: AgentLike, query: str
 ) -> tuple[list[int], set[int], list[int]]:
     """(ranked relevant ids, ids judged below relevance, archived ids that match)."""
     active = Filters(statuses=("active",))
+    retrieval = rt.services.get("retrieval")
+    # Embedding and vector query on a worker thread while full-text runs here.
+    begin = getattr(retrieval, "begin", None)
+    pending = begin(s, arow, "memory", query, ROUTE_DEPTH) if begin is not None else None
     lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH)
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": lexical}
     weak: set[int] = set()
-    retrieval = rt.services.get("retrieval")
     if retrieval is not None:
-        semantic = retrieval.semantic_ids(s, arow, "memory", query, active, ROUTE_DEPTH)
+        extra = {"pending": pending} if pending is not None else {}
+        semantic = retrieval.semantic_ids(s, arow, "memory", query, active, ROUTE_DEPTH, **extra)
         floor = getattr(retrieval, "min_similarity", 0.0)
         lexical_ids = {i for i, _ in lexical}
         weak = {i for i, sim in semantic if sim < floor and i not in lexical_ids}
         lists["semantic"] = [(i, sim) for i, sim in semantic if i not in weak]
-    archived = [
-        i for i, _ in fulltext_ids(s, arow, "memory", query, Filters(statuses=("archived",)), 10)
-    ]
+    archived: list[int] = []
+    # Most agents have no archived memory: one index probe instead of a full-text query.
+    if dbapi(s).execute(_ANY_ARCHIVED_SQL, (arow.id,)).fetchone() is not None:
+        archived_only = Filters(statuses=("archived",))
+        archived = [i for i, _ in fulltext_ids(s, arow, "memory", query, archived_only, 10)]
     order = [memory_id for memory_id, _, _ in fuse(lists, k=RRF_K)]
     return order, weak - set(order), archived
 
@@ -146,7 +190,7 @@ def context(
     query = query.strip() if query else None
     now = rt.clock.now()
     with rt.read() as s:
-        arow = agent_row(s, agent)
+        arow = agent_ref(s, agent)
         settings = AgentSettings.from_dict(json.loads(arow.settings))
         budget = budget or settings.recall_budget
         routes: dict[str, list[int]] = {}
@@ -155,9 +199,9 @@ def context(
         if query:
             routes["query"], weak, archived = _query_route(rt, s, arow, query)
         if thread:
-            routes["thread"] = _recent(s, arow, MemoryRow.thread, thread)
+            routes["thread"] = _recent(s, arow, "thread", thread)
         if user:
-            routes["user"] = _recent(s, arow, MemoryRow.user, user)
+            routes["user"] = _recent(s, arow, "user", user)
         routes["core"] = _core(s, arow)
         fused = {
             memory_id: score
@@ -171,10 +215,8 @@ def context(
         for name, ids in routes.items():
             for memory_id in ids:
                 via.setdefault(memory_id, []).append(name)
-        rows = {
-            r.id: r for r in s.exec(select(MemoryRow).where(col(MemoryRow.id).in_(list(fused))))
-        }
-        scored: list[tuple[float, MemoryRow]] = []
+        rows = _candidates(s, list(fused))
+        scored: list[tuple[float, _Candidate]] = []
         for memory_id, base in fused.items():
             row = rows.get(memory_id)
             if row is None or row.status != "active":
@@ -192,7 +234,7 @@ def context(
     lines = []
     for score, row in scored:
         line = _line(row)
-        cost = count_tokens(line) + 1
+        cost = _line_tokens(line)
         if used + cost > budget:
             dropped.append(DroppedItem(row.id, "over_budget", round(score, 5)))
             continue
@@ -224,7 +266,7 @@ def context(
 
 def _store_recall(
     rt: Runtime,
-    arow: AgentRow,
+    arow: AgentLike,
     thread: str | None,
     user: str | None,
     query: str | None,
@@ -234,55 +276,44 @@ def _store_recall(
     dropped: Sequence[DroppedItem],
     latency_ms: float,
 ) -> int:
+    """Store the recall record and count the recall, durably, before `context` returns.
+
+    One short write transaction of plain driver statements (the recall row, its items in
+    one executemany, one UPDATE of the injected memories, the audit row): the ORM version
+    of this was most of a context call's time."""
     now = rt.now_iso()
     over = sum(1 for d in dropped if d.reason == "over_budget")
+    ids = [it.memory_id for it in included]
     with rt.write() as s:
-        rec = RecallRow(
-            agent_id=arow.id or 0,
-            at=now,
-            mode="context",
-            thread=thread,
-            user=user,
-            query=query,
-            budget=budget,
-            tokens_used=tokens_used,
-            included=len(included),
-            dropped=len(dropped),
-            over_budget=over,
-            latency_ms=latency_ms,
-        )
-        s.add(rec)
-        s.flush()
-        assert rec.id is not None
+        db = dbapi(s)
+        cur = db.execute(
+            "INSERT INTO recalls (agent_id, at, mode, thread, user, query, budget, "
+            "tokens_used, included, dropped, over_budget, latency_ms) "
+            "VALUES (?, ?, 'context', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                arow.id, now, thread, user, query, budget, tokens_used,
+                len(included), len(dropped), over, latency_ms,
+            ),
+        )  # fmt: skip
+        recall_id = int(cur.lastrowid)
         items = [
-            {
-                "recall_id": rec.id,
-                "memory_id": it.memory_id,
-                "rank": rank,
-                "included": 1,
-                "reason": "included",
-                "score": it.score,
-            }
+            (recall_id, it.memory_id, rank, 1, "included", it.score)
             for rank, it in enumerate(included)
         ] + [
-            {
-                "recall_id": rec.id,
-                "memory_id": d.memory_id,
-                "rank": len(included) + rank,
-                "included": 0,
-                "reason": d.reason,
-                "score": d.score,
-            }
+            (recall_id, d.memory_id, len(included) + rank, 0, d.reason, d.score)
             for rank, d in enumerate(dropped)
         ]
         if items:
-            s.execute(insert(RecallItemRow), items)
-        ids = [it.memory_id for it in included]
+            db.executemany(
+                "INSERT INTO recall_items (recall_id, memory_id, rank, included, reason, "
+                "score) VALUES (?, ?, ?, ?, ?, ?)",
+                items,
+            )
         if ids:
-            s.execute(
-                update(MemoryRow)
-                .where(col(MemoryRow.id).in_(ids))
-                .values(recall_count=MemoryRow.recall_count + 1, last_recalled_at=now)
+            db.execute(
+                "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? "
+                f"WHERE id IN ({', '.join('?' * len(ids))})",
+                (now, *ids),
             )
         record(
             s,
@@ -298,7 +329,7 @@ def _store_recall(
                 "tokens": tokens_used,
             },
         )
-        return rec.id
+        return recall_id
 
 
 def recall_history(rt: Runtime, agent: str, *, limit: int = 50) -> list[dict[str, object]]:

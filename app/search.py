@@ -14,35 +14,31 @@ reciprocal rank fusion.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import regex
-from sqlalchemy import text
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from .clock import to_iso
-from .db.schema import AgentRow, MemoryRow, TapeEntryRow
+from .clock import from_iso
+from .db.store import dbapi
 from .errors import InvalidInput, TapemindError
-from .fulltext import match_expression
 from .intake import check_category
-from .memories import to_memory
+from .memories import _MEMORY_COLUMNS, _raw_memory
 from .models import STATUSES, Memory, TapeEntry
 from .neighbours import NEIGHBOUR_POOL, smooth
 from .rerank import POOL, rescore
-from .runtime import Runtime, agent_row
-from .tape import to_entry
+from .runtime import AgentLike, Runtime, agent_ref
+from .search_sql import Filters, fulltext_ids, regex_ids
 
 SCOPES = ("memories", "tape", "all")
 MODES = ("hybrid", "fulltext", "semantic", "regex")
 MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
-MAX_REGEX_CHARS = 500
 REGEX_BUDGET_S = 1.0
-REGEX_SCAN_ROWS = 50_000
 RRF_K = 60
 # In hybrid tape search the semantic list counts half: raw conversation turns are
 # short and chatty, and a sentence embedding matches their topic more than the
@@ -83,15 +79,6 @@ class SearchResult:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Filters:
-    category: str | None = None
-    statuses: tuple[str, ...] = ("active",)
-    thread: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-
-
 def validate(
     query: str,
     scope: str,
@@ -123,103 +110,6 @@ def validate(
     return Filters(category=category, statuses=statuses)
 
 
-def _memory_conditions(arow: AgentRow, f: Filters) -> tuple[str, dict[str, Any]]:
-    sql = [f"m.agent_id = :agent AND m.status IN ({', '.join(repr(s) for s in f.statuses)})"]
-    params: dict[str, Any] = {"agent": arow.id}
-    if f.category:
-        sql.append("m.category = :category")
-        params["category"] = f.category
-    if f.thread:
-        sql.append("m.thread = :thread")
-        params["thread"] = f.thread
-    if f.since:
-        sql.append("m.created_at >= :since")
-        params["since"] = to_iso(f.since)
-    if f.until:
-        sql.append("m.created_at <= :until")
-        params["until"] = to_iso(f.until)
-    return " AND ".join(sql), params
-
-
-def _tape_conditions(arow: AgentRow, f: Filters) -> tuple[str, dict[str, Any]]:
-    sql = ["e.agent_id = :agent AND e.erased_at IS NULL"]
-    params: dict[str, Any] = {"agent": arow.id}
-    if f.thread:
-        sql.append("e.thread = :thread")
-        params["thread"] = f.thread
-    if f.since:
-        sql.append("e.created_at >= :since")
-        params["since"] = to_iso(f.since)
-    if f.until:
-        sql.append("e.created_at <= :until")
-        params["until"] = to_iso(f.until)
-    return " AND ".join(sql), params
-
-
-def fulltext_ids(
-    s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
-) -> list[tuple[int, float]]:
-    """(id, bm25 score, higher is better) of the best `n` full-text matches."""
-    assert arow.id is not None
-    expr = match_expression(query, arow.id)
-    if expr is None:
-        return []
-    if kind == "memory":
-        where, params = _memory_conditions(arow, f)
-        sql = (
-            "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
-            f"ON m.id = memory_fts.rowid WHERE memory_fts MATCH :q AND {where} "
-            "ORDER BY bm25(memory_fts) LIMIT :n"
-        )
-    else:
-        where, params = _tape_conditions(arow, f)
-        sql = (
-            "SELECT e.id, bm25(tape_fts) FROM tape_fts JOIN tape_entries e "
-            f"ON e.id = tape_fts.rowid WHERE tape_fts MATCH :q AND {where} "
-            "ORDER BY bm25(tape_fts) LIMIT :n"
-        )
-    rows = s.connection().execute(text(sql), {**params, "q": expr, "n": n}).all()
-    return [(int(i), -float(r)) for i, r in rows]
-
-
-def regex_ids(
-    s: Session, arow: AgentRow, kind: str, pattern: str, f: Filters, n: int, deadline: float
-) -> list[tuple[int, float]]:
-    """Ids (newest first) whose text matches `pattern`, within the time budget."""
-    if len(pattern) > MAX_REGEX_CHARS:
-        raise InvalidInput(f"The regex is over {MAX_REGEX_CHARS} characters.")
-    try:
-        compiled = regex.compile(pattern, regex.IGNORECASE)
-    except regex.error as exc:
-        raise InvalidInput(f"Invalid regex: {exc}.") from None
-    if kind == "memory":
-        where, params = _memory_conditions(arow, f)
-        sql = f"SELECT m.id, m.text FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT :scan"
-    else:
-        where, params = _tape_conditions(arow, f)
-        sql = (
-            f"SELECT e.id, e.content FROM tape_entries e WHERE {where} "
-            "ORDER BY e.id DESC LIMIT :scan"
-        )
-    out: list[tuple[int, float]] = []
-    for row_id, body in s.connection().execute(text(sql), {**params, "scan": REGEX_SCAN_ROWS}):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        try:
-            found = compiled.search(body, timeout=remaining)
-        except TimeoutError:
-            raise InvalidInput(
-                "The regex took too long (it backtracks catastrophically or the tape is "
-                "large): simplify it, anchor it, or narrow the search with --thread/--since."
-            ) from None
-        if found:
-            out.append((int(row_id), 1.0))
-            if len(out) >= n:
-                break
-    return out
-
-
 def fuse(
     ranked: Mapping[str, Sequence[tuple[Any, float]]],
     weights: Mapping[str, float] | None = None,
@@ -239,25 +129,53 @@ def fuse(
     return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
 
 
+_ENTRY_COLUMNS = (
+    "id, seq, thread, turn, user, kind, role, content, content_hash, created_at, erased_at, meta"
+)
+
+
+def _raw_entry(r: Sequence[Any], agent: str) -> TapeEntry:
+    """A TapeEntry from a row selected with `_ENTRY_COLUMNS` (no ORM on the hot path)."""
+    return TapeEntry(
+        id=r[0],
+        agent=agent,
+        seq=r[1],
+        thread=r[2],
+        turn=r[3],
+        user=r[4],
+        kind=r[5],
+        role=r[6],
+        text=r[7],
+        content_hash=r[8],
+        created_at=from_iso(r[9]),
+        erased=r[10] is not None,
+        meta=json.loads(r[11]) if r[11] else {},
+    )
+
+
 def load_hits(
     s: Session, agent: str, ranked: Sequence[tuple[tuple[str, int], float, dict[str, float]]]
 ) -> list[SearchHit]:
-    mem_ids = [i for (k, i), _, _ in ranked if k == "memory"]
-    tape_ids = [i for (k, i), _, _ in ranked if k == "tape"]
-    mems = {r.id: r for r in s.exec(select(MemoryRow).where(col(MemoryRow.id).in_(mem_ids)))}
-    entries = {
-        r.id: r for r in s.exec(select(TapeEntryRow).where(col(TapeEntryRow.id).in_(tape_ids)))
-    }
+    """The hits of a ranked page, with their memory or entry (rows gone meanwhile are left out)."""
+    db = dbapi(s)
+    mem_ids = [int(i) for (k, i), _, _ in ranked if k == "memory"]
+    tape_ids = [int(i) for (k, i), _, _ in ranked if k == "tape"]
+    mems: dict[int, Memory] = {}
+    entries: dict[int, TapeEntry] = {}
+    if mem_ids:
+        marks = ", ".join("?" * len(mem_ids))
+        sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})"
+        mems = {int(r[0]): _raw_memory(r, agent) for r in db.execute(sql, mem_ids)}
+    if tape_ids:
+        marks = ", ".join("?" * len(tape_ids))
+        sql = f"SELECT {_ENTRY_COLUMNS} FROM tape_entries WHERE id IN ({marks})"
+        entries = {int(r[0]): _raw_entry(r, agent) for r in db.execute(sql, tape_ids)}
     hits = []
     for (kind, row_id), score, why in ranked:
         if kind == "memory" and row_id in mems:
-            hits.append(
-                SearchHit("memory", row_id, score, why, memory=to_memory(mems[row_id], agent))
-            )
+            hits.append(SearchHit("memory", row_id, score, why, memory=mems[row_id]))
         elif kind == "tape" and row_id in entries:
-            hits.append(
-                SearchHit("tape", row_id, score, why, entry=to_entry(entries[row_id], agent))
-            )
+            hits.append(SearchHit("tape", row_id, score, why, entry=entries[row_id]))
     return hits
 
 
@@ -293,9 +211,16 @@ def search(
         )
     notes: list[str] = []
     with rt.read() as s:
-        arow = agent_row(s, agent)
+        arow = agent_ref(s, agent)
         lists: dict[str, list[tuple[tuple[str, int], float]]] = {}
         extra_why: dict[tuple[str, int], dict[str, float]] = {}
+        # The query's embedding and nearest rows are fetched on a worker thread while
+        # the full-text queries below run (see RetrievalService.begin).
+        begin = getattr(retrieval, "begin", None) if mode in ("semantic", "hybrid") else None
+        pending = {
+            kind: begin(s, arow, kind, query, _semantic_n(kind, want)) if begin else None
+            for kind in kinds
+        }
         deadline = time.monotonic() + REGEX_BUDGET_S
         for kind in kinds:
             if mode == "regex":
@@ -323,8 +248,9 @@ def search(
                 if kind == "tape":
                     # Semantic tape hits are smoothed over their thread too.
                     near = _semantic(
-                        retrieval, s, arow, kind, query, f, max(want, NEIGHBOUR_POOL), mode, notes
-                    )
+                        retrieval, s, arow, kind, query, f, _semantic_n(kind, want), mode, notes,
+                        pending[kind],
+                    )  # fmt: skip
                     smoothed = smooth(
                         s,
                         [(i, max(sc, 0.0)) for i, sc in near],
@@ -345,7 +271,7 @@ def search(
                     lists[f"semantic:{kind}"] = [
                         ((kind, i), sc)
                         for i, sc in _semantic(
-                            retrieval, s, arow, kind, query, f, want, mode, notes
+                            retrieval, s, arow, kind, query, f, want, mode, notes, pending[kind]
                         )
                     ]
         named = {
@@ -370,24 +296,31 @@ def search(
     )
 
 
+def _semantic_n(kind: str, want: int) -> int:
+    """Semantic rows wanted: tape hits are smoothed over their neighbours, so more."""
+    return max(want, NEIGHBOUR_POOL) if kind == "tape" else want
+
+
 def _semantic(
     retrieval: Any,
     s: Session,
-    arow: AgentRow,
+    arow: AgentLike,
     kind: str,
     query: str,
     f: Filters,
     n: int,
     mode: str,
     notes: list[str],
+    pending: Any = None,
 ) -> list[tuple[int, float]]:
     """Semantic ids; in hybrid mode an index that cannot answer yet leaves a note and
     the full-text part stands alone, in semantic mode its error says what to do."""
     strict = getattr(retrieval, "semantic_search", None)
     if strict is None:
         return list(retrieval.semantic_ids(s, arow, kind, query, f, n))
+    extra = {"pending": pending} if pending is not None else {}
     try:
-        return list(strict(s, arow, kind, query, f, n))
+        return list(strict(s, arow, kind, query, f, n, **extra))
     except TapemindError as exc:
         if mode == "semantic" or exc.code != "index_not_ready":
             raise

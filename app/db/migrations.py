@@ -392,3 +392,22 @@ def m007_index_rows(conn: Connection) -> None:
         CREATE INDEX index_rows_by_agent ON index_rows (model, kind, agent_id)
         """,
     )
+
+
+@migration(8, "retrieval speed: indexes for the recent and core routes of context")
+def m008_recall_routes(conn: Connection) -> None:
+    # `context` asks on every turn for an agent's most recent active memories of a
+    # thread and of a user, and for its strongest ones. Without these the 100k-memory
+    # agent sorted ~2k (thread), ~14k (user) and 100k (core) rows per call. Partial
+    # indexes: only active memories are recalled, so archived ones cost nothing here.
+    _run(
+        conn,
+        """
+        CREATE INDEX memories_recent_by_thread ON memories (agent_id, thread, updated_at)
+            WHERE status = 'active';
+        CREATE INDEX memories_recent_by_user ON memories (agent_id, user, updated_at)
+            WHERE status = 'active';
+        CREATE INDEX memories_core ON memories (agent_id, importance, updated_at)
+            WHERE status = 'active'
+        """,
+    )

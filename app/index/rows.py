@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session
 
+from ..db.store import dbapi
 from ..tape import EMBEDDED_KINDS
 from ..transfer import register_private
 
@@ -56,8 +57,9 @@ def _exec(s: Session, sql: str, params: dict[str, Any] | None = None) -> Any:
 
 
 def get_meta(s: Session, key: str) -> str | None:
-    value = _exec(s, "SELECT value FROM meta WHERE key = :k", {"k": key}).scalar()
-    return None if value is None else str(value)
+    # The driver directly: every semantic query reads the home's embedder setting.
+    row = dbapi(s).execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None or row[0] is None else str(row[0])
 
 
 def set_meta(s: Session, key: str, value: str | None) -> None:
@@ -163,14 +165,8 @@ def queue_stats(s: Session) -> dict[str, Any]:
 
 
 def queue_has(s: Session, kind: str, agent_id: int) -> bool:
-    return (
-        _exec(
-            s,
-            "SELECT 1 FROM embed_queue WHERE kind = :k AND agent_id = :a LIMIT 1",
-            {"k": kind, "a": agent_id},
-        ).first()
-        is not None
-    )
+    sql = "SELECT 1 FROM embed_queue WHERE kind = ? AND agent_id = ? LIMIT 1"
+    return dbapi(s).execute(sql, (kind, agent_id)).fetchone() is not None
 
 
 def settle(
@@ -229,14 +225,9 @@ def indexed_counts(s: Session, model: str) -> dict[str, int]:
 
 
 def has_indexed(s: Session, model: str, kind: str, agent_id: int) -> bool:
-    return (
-        _exec(
-            s,
-            "SELECT 1 FROM index_rows WHERE model = :m AND kind = :k AND agent_id = :a LIMIT 1",
-            {"m": model, "k": kind, "a": agent_id},
-        ).first()
-        is not None
-    )
+    # On every semantic query: the driver directly (text() compiles cost more).
+    sql = "SELECT 1 FROM index_rows WHERE model = ? AND kind = ? AND agent_id = ? LIMIT 1"
+    return dbapi(s).execute(sql, (model, kind, agent_id)).fetchone() is not None
 
 
 def live_counts(s: Session) -> dict[str, int]:

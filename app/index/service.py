@@ -23,18 +23,19 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
 from sqlmodel import Session
 
-from ..db.schema import AgentRow
+from ..db.store import dbapi
 from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from ..errors import InvalidInput, TapemindError
 from ..events import Event
-from ..runtime import Runtime
-from ..search import Filters, _memory_conditions, _tape_conditions
+from ..runtime import AgentLike, Runtime
+from ..search_sql import Filters, _memory_conditions, _tape_conditions
 from ..vectors import KINDS, VectorIndex, VectorIndexError
 from . import rows
 
@@ -58,6 +59,28 @@ class IndexNotReady(TapemindError):
     or the embedder failed. The message says what to do."""
 
     code = "index_not_ready"
+
+
+def _first_k(n: int) -> int:
+    """Rows asked of the index for `n` wanted: filters (status, category, time) drop some."""
+    return min(max(3 * n, 30), MAX_K)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A nearest-rows query started by `RetrievalService.begin`."""
+
+    model: str
+    kind: str
+    agent_id: int
+    query: str
+    k: int
+    future: Future[list[tuple[int, float]]]
+
+    def matches(self, model: str, kind: str, agent_id: int, query: str, k: int) -> bool:
+        return (self.model, self.kind, self.agent_id, self.query, self.k) == (
+            model, kind, agent_id, query, k,
+        )  # fmt: skip
 
 
 def open_client(path: Path) -> Any:
@@ -84,6 +107,8 @@ class RetrievalService:
         self._made: dict[str, Embedder] = {}
         self._override: Embedder | None = None  # set when a rebuild switched models
         self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+        self._pool: ThreadPoolExecutor | None = None  # see begin()
+        self._embedding: dict[tuple[str, str], Future[Vectors]] = {}
         # Set by events, consumed by the indexer.
         self.dirty_tape: set[int] = set()
         self.memories_due = False
@@ -234,6 +259,9 @@ class RetrievalService:
 
     def close(self) -> None:
         self._unsubscribe()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
         for made in self._made.values():
             closer = getattr(made, "close", None)
             if callable(closer):
@@ -249,32 +277,86 @@ class RetrievalService:
     # -- queries ---------------------------------------------------------------------
 
     def query_vector(self, embedder: Embedder, query: str) -> Vectors:
+        """The query's vector: cached, and embedded once when two threads ask at once
+        (a search of memories and tape starts both lookups together)."""
         key = (embedder.name, query)
         with self._lock:
             cached = self._queries.get(key)
             if cached is not None:
                 self._queries.move_to_end(key)
                 return cached
-        vector = embedder.embed_query(query)
+            running = self._embedding.get(key)
+            if running is None:
+                mine: Future[Vectors] = Future()
+                self._embedding[key] = mine
+        if running is not None:
+            return running.result()
+        try:
+            vector = embedder.embed_query(query)
+        except BaseException as exc:
+            with self._lock:
+                self._embedding.pop(key, None)
+            mine.set_exception(exc)
+            raise
         with self._lock:
             self._queries[key] = vector
             while len(self._queries) > QUERY_CACHE:
                 self._queries.popitem(last=False)
+            self._embedding.pop(key, None)
+        mine.set_result(vector)
         return vector
 
+    def begin(self, s: Session, arow: AgentLike, kind: str, query: str, n: int) -> Pending | None:
+        """Start embedding `query` and asking the index for its nearest rows on a worker
+        thread, so the caller's full-text query runs meanwhile (on two cores the two
+        overlap: SQLite and the numpy forward pass release the GIL). Hand the result to
+        `semantic_search(..., pending=)`; None when there is nothing to start."""
+        if kind not in KINDS or not query or not query.strip() or n <= 0 or arow.id is None:
+            return None
+        try:
+            embedder = self.active(s)
+        except Exception:  # let semantic_search raise it the usual way
+            return None
+        k = _first_k(n)
+        agent_id = arow.id
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tm-query")
+            pool = self._pool
+
+        def nearest() -> list[tuple[int, float]]:
+            vector = self.query_vector(embedder, query)
+            return self.index(embedder).query(kind, agent_id, vector, k)  # type: ignore[arg-type]
+
+        return Pending(embedder.name, kind, agent_id, query, k, pool.submit(nearest))
+
     def semantic_ids(
-        self, s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
+        self,
+        s: Session,
+        arow: AgentLike,
+        kind: str,
+        query: str,
+        f: Filters,
+        n: int,
+        pending: Pending | None = None,
     ) -> list[tuple[int, float]]:
         """Like `semantic_search`, but [] when the index cannot answer (nothing embedded
         yet, embedder down): `context` and hybrid search then rely on full-text."""
         try:
-            return self.semantic_search(s, arow, kind, query, f, n)
+            return self.semantic_search(s, arow, kind, query, f, n, pending=pending)
         except IndexNotReady as exc:
             log.debug("semantic search skipped: %s", exc.code)
             return []
 
     def semantic_search(
-        self, s: Session, arow: AgentRow, kind: str, query: str, f: Filters, n: int
+        self,
+        s: Session,
+        arow: AgentLike,
+        kind: str,
+        query: str,
+        f: Filters,
+        n: int,
+        pending: Pending | None = None,
     ) -> list[tuple[int, float]]:
         """The `n` rows of `kind` nearest to `query` among the agent's rows that pass the
         filters: (id, cosine similarity), most similar first.
@@ -301,15 +383,22 @@ class RetrievalService:
                 )
             return []
         try:
-            vector = self.query_vector(embedder, query)
+            k = _first_k(n)
+            raw: list[tuple[int, float]] | None = None
+            if pending is not None and pending.matches(embedder.name, kind, arow.id, query, k):
+                raw = pending.future.result()
+            vector = self.query_vector(embedder, query) if raw is None else None
             index = self.index(embedder)
-            k = min(max(3 * n, 30), MAX_K)
             while True:
-                raw = index.query(kind, arow.id, vector, k)
+                if raw is None:
+                    if vector is None:
+                        vector = self.query_vector(embedder, query)
+                    raw = index.query(kind, arow.id, vector, k)
                 kept = self._filter(s, arow, kind, raw, f)
                 if len(kept) >= n or len(raw) < k or k >= MAX_K:
                     return kept[:n]
                 k = min(4 * k, MAX_K)
+                raw = None
         except EmbedderError as exc:
             raise IndexNotReady(f"The embedder failed: {exc}") from None
         except (IndexNotReady, InvalidInput):
@@ -323,7 +412,7 @@ class RetrievalService:
 
     @staticmethod
     def _filter(
-        s: Session, arow: AgentRow, kind: str, raw: Sequence[tuple[int, float]], f: Filters
+        s: Session, arow: AgentLike, kind: str, raw: Sequence[tuple[int, float]], f: Filters
     ) -> list[tuple[int, float]]:
         if not raw:
             return []
@@ -334,7 +423,7 @@ class RetrievalService:
         else:
             where, params = _tape_conditions(arow, f)
             sql = f"SELECT e.id FROM tape_entries e WHERE e.id IN ({ids}) AND {where}"
-        ok = {int(r[0]) for r in s.connection().execute(text(sql), params)}
+        ok = {int(r[0]) for r in dbapi(s).execute(sql, params)}
         return [(i, c) for i, c in raw if i in ok]
 
     # -- events ----------------------------------------------------------------------
