@@ -76,6 +76,9 @@ class AgentsPage(Page):
         super().__init__(ctx, parent)
         self.rows: list[tuple[Any, dict[str, Any]]] = []
         self.selected: str | None = None
+        # An agent just added, to select once a load that knows it arrives (a load
+        # started before the add must not move the selection elsewhere).
+        self._adding: str | None = None
         self.dialog: Any = None
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
@@ -188,6 +191,8 @@ class AgentsPage(Page):
             self.list.addItem(item)
         self.list.blockSignals(False)
         names = [a.name for a, _ in rows]
+        if self._adding is not None and self._adding in names:
+            self.selected, self._adding = self._adding, None
         if self.selected not in names:
             self.selected = names[0] if names else None
         if self.selected is not None:
@@ -284,7 +289,7 @@ class AgentsPage(Page):
         )
 
     def _added(self, agent: Any) -> None:
-        self.selected = agent.name
+        self.selected = self._adding = agent.name
         if self.dialog is not None:
             self.dialog.accept()
 
