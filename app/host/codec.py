@@ -21,10 +21,22 @@ from typing import Any
 from ..clock import from_iso
 
 
+@cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The field names of dataclass `cls` (None for any other class), once per class."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def to_json(value: Any) -> Any:
     """A JSON-able copy of `value` (dataclasses as objects, datetimes as ISO text)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    # Scalars first: they are most of the values of every result (every MCP call's).
+    if value is None or isinstance(value, str | int | float):
+        return value
+    names = _field_names(type(value))
+    if names is not None:
+        return {name: to_json(getattr(value, name)) for name in names}
     if isinstance(value, datetime):
         return value.isoformat().replace("+00:00", "Z")
     if isinstance(value, Path):
