@@ -12,10 +12,10 @@ back in the result's `_meta` (`tapemind/engine_ms`). Both protocol eras are
 measured: 2026-07-28 (one stateless POST per call, the SDK client's default)
 and the handshake era (an `initialize`d session, what most clients speak today).
 
-On a busy machine wall times are mostly waiting for a CPU, so the CPU time per
-call is printed too (from /proc, Linux): host and clients, and the engine alone
-(the same calls in this process); host + client - engine is what the protocol
-itself costs, whatever the load.
+On a busy machine wall times are mostly waiting for a CPU, so CPU times are
+printed too: host and client processes per call (from /proc, Linux; the host's
+includes the engine), and the MCP stack's own CPU per call with the engine left
+out (app/benchmarks/mcp_server_cpu.py), which holds whatever the load.
 
 python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
 """
@@ -38,6 +38,7 @@ import httpx
 
 from ..engine import Engine
 from .common import drain_index
+from .mcp_server_cpu import server_cpu_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = [f"agent{i}" for i in range(8)]
@@ -97,17 +98,6 @@ def cpu_s(pid: int) -> float:
 
 def load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
-
-
-def engine_cpu_ms(home: Path, calls: int) -> float:
-    """CPU milliseconds of one engine.context call, in this process (warm)."""
-    with Engine.open(home) as engine:
-        for n in range(WARM_UP_CALLS):
-            engine.context(AGENTS[0], thread=f"t{n % 5}", query=QUERIES[n % len(QUERIES)])
-        started = time.process_time()
-        for n in range(calls):
-            engine.context(AGENTS[0], thread=f"t{n % 5}", query=QUERIES[n % len(QUERIES)])
-        return (time.process_time() - started) / calls * 1000
 
 
 # -- the host -------------------------------------------------------------------------
@@ -246,7 +236,9 @@ def run_round(
 # -- the report -----------------------------------------------------------------------
 
 
-def print_report(rounds: list[Round], engine_cpu: float, calls: int, memories: int) -> None:
+def print_report(
+    rounds: list[Round], server_cpu: dict[str, float], calls: int, memories: int
+) -> None:
     print(
         f"context over MCP (streamable HTTP, 127.0.0.1): {calls} calls per agent, "
         f"{memories} memories per agent, {os.cpu_count()} CPUs"
@@ -254,19 +246,19 @@ def print_report(rounds: list[Round], engine_cpu: float, calls: int, memories: i
     print("overhead = client round trip - engine time of the same call (sent back in _meta)")
     print(
         f"{'protocol':<11} {'agents':>6}  {'overhead p50/p95':>17}  {'round trip p50/p95':>19}"
-        f"  {'engine p50/p95':>17}  {'CPU/call host+client-engine':>28}  load"
+        f"  {'engine p50/p95':>17}  {'CPU/call host, client':>21}  load"
     )
     for r in rounds:
-        protocol_cpu = r.host_cpu_ms + r.client_cpu_ms - engine_cpu
         print(
             f"{r.protocol:<11} {r.agents:>6}  "
             f"{pct(r.overhead, 0.5):6.1f}/{pct(r.overhead, 0.95):6.1f} ms  "
             f"{pct(r.rtt, 0.5):7.1f}/{pct(r.rtt, 0.95):7.1f} ms  "
             f"{pct(r.engine, 0.5):6.1f}/{pct(r.engine, 0.95):6.1f} ms  "
-            f"{r.host_cpu_ms:5.1f}+{r.client_cpu_ms:4.1f}-{engine_cpu:4.1f}"
-            f" = {protocol_cpu:5.1f} ms"
+            f"{r.host_cpu_ms:11.1f}, {r.client_cpu_ms:4.1f} ms"
             f"  {r.load_before}->{r.load_after}"
         )
+    stack = ", ".join(f"{p} {ms:.2f} ms" for p, ms in server_cpu.items())
+    print(f"MCP stack CPU per call in the host, engine left out: {stack}")
     print("(target: overhead p95 <= 10 ms, for 1 agent and for 8 at once)")
 
 
@@ -290,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
         prepare_home(home, args.memories, args.cache)
         with Engine.open(home) as engine:
             tokens = {name: engine.agent_token(name).token for name in AGENTS}
-        engine_cpu = engine_cpu_ms(home, min(args.calls, 100))
+        server_cpu = server_cpu_ms(home, AGENTS[0], labels)
         proc, url = start_host(home)
         try:
             rounds = [
@@ -301,7 +293,7 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             proc.terminate()
             proc.wait(30)
-    print_report(rounds, engine_cpu, args.calls, args.memories)
+    print_report(rounds, server_cpu, args.calls, args.memories)
 
 
 if __name__ == "__main__":
