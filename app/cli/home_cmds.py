@@ -104,9 +104,24 @@ def import_(state: State, file: Path) -> None:
 @pass_state
 def demo(state: State) -> None:
     """Seed a demo home: two agents with a bilingual history, memories and lineage."""
-    from ..demo import seed
+    from ..home import check_openable
+    from ..host.lock import HomeLock
 
     path = home_path(state)
+    check_openable(path, create=True)
+    # Seeding writes many rows: hold the home like any owner, so a host or another
+    # command started meanwhile is refused instead of interleaving with the seed.
+    lock = HomeLock(path, "cli")
+    lock.acquire(wait_s=2.0)
+    try:
+        _seed_and_show(state, path)
+    finally:
+        lock.release()
+
+
+def _seed_and_show(state: State, path: Path) -> None:
+    from ..demo import seed
+
     counts = seed(path)
     if state.as_json:
         emit_json({"home": str(path), **counts})

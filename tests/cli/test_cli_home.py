@@ -148,6 +148,20 @@ def test_demo_seeds_two_agents_with_everything(run, run_json, home: Path) -> Non
     fails(run("demo", ok=False), 5, "already has agents")
 
 
+def test_demo_waits_for_no_one_while_another_program_owns_the_home(run, home: Path) -> None:
+    from app.host.lock import HomeLock
+
+    home.mkdir(parents=True, exist_ok=True)
+    holder = HomeLock(home, "host")
+    assert holder.try_acquire()
+    try:
+        fails(run("demo", ok=False), 5, "in use by")
+    finally:
+        holder.release()
+    assert not (home / "tapemind.db").exists()  # nothing was seeded behind the owner's back
+    assert "Seeded a demo home" in run("demo").stdout
+
+
 def test_demo_json(run_json) -> None:
     counts = run_json("demo")
     assert counts["agents"] == 2 and counts["entries"] > 100 and counts["memories"] > 30
