@@ -9,8 +9,10 @@ MCP client; 1 agent, then 8 agents calling at the same moment. For every call:
 
 where the engine's time is measured in the host around the engine call and sent
 back in the result's `_meta` (`tapemind/engine_ms`). Both protocol eras are
-measured: 2026-07-28 (one stateless POST per call, the SDK client's default)
-and the handshake era (an `initialize`d session, what most clients speak today).
+measured with the SDK's client: 2026-07-28 (one stateless POST per call, its
+default) and the handshake era (an `initialize`d session, what Claude Code and
+most clients speak today); then "plain HTTP", the 2026-07-28 POSTs from a minimal
+client (app/benchmarks/mcp_raw_client.py), whose overhead is nearly all the host's.
 
 On a busy machine wall times are mostly waiting for a CPU, so CPU times are
 printed too: host and client processes per call (from /proc, Linux; the host's
@@ -18,6 +20,7 @@ includes the engine), and the MCP stack's own CPU per call with the engine left
 out (app/benchmarks/mcp_server_cpu.py), which holds whatever the load.
 
 python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
+                             [--protocol 2026-07-28|handshake|plain HTTP|all]
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ FACTS = [
     "{p} 的 CI 需要 Python 3.{n}",
 ]
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
-PROTOCOLS = {"2026-07-28": "2026-07-28", "handshake": "legacy"}  # label -> Client(mode=...)
+# label -> the SDK client's mode (Client(mode=...)), or "raw": app/benchmarks/mcp_raw_client.py
+PROTOCOLS = {"2026-07-28": "2026-07-28", "handshake": "legacy", "plain HTTP": "raw"}
 ENGINE_MS = "tapemind/engine_ms"
 TOKEN_ENV = "TAPEMIND_BENCH_TOKEN"
 WARM_UP_CALLS = 5
@@ -170,7 +174,13 @@ def client_main(url: str, mode: str, calls: int, agent_no: int) -> None:
     """One agent's client process: warm up, say ready, wait for the go line, call, report."""
     import anyio
 
-    report = anyio.run(_client, url, mode, calls, agent_no)
+    if mode == "raw":
+        from .mcp_raw_client import run
+
+        queries = QUERIES[agent_no % len(QUERIES) :] + QUERIES[: agent_no % len(QUERIES)]
+        report = run(url, TOKEN_ENV, queries, calls, WARM_UP_CALLS)
+    else:
+        report = anyio.run(_client, url, mode, calls, agent_no)
     print(json.dumps(report), flush=True)
 
 
@@ -257,8 +267,9 @@ def print_report(
             f"{r.host_cpu_ms:11.1f}, {r.client_cpu_ms:4.1f} ms"
             f"  {r.load_before}->{r.load_after}"
         )
-    stack = ", ".join(f"{p} {ms:.2f} ms" for p, ms in server_cpu.items())
-    print(f"MCP stack CPU per call in the host, engine left out: {stack}")
+    if server_cpu:
+        stack = ", ".join(f"{p} {ms:.2f} ms" for p, ms in server_cpu.items())
+        print(f"MCP stack CPU per call in the host, engine left out: {stack}")
     print("(target: overhead p95 <= 10 ms, for 1 agent and for 8 at once)")
 
 
@@ -267,7 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--calls", type=int, default=200, help="context calls per agent")
     parser.add_argument("--memories", type=int, default=100, help="memories per agent")
     parser.add_argument("--agents", type=int, default=8, choices=range(2, 9), metavar="2..8")
-    parser.add_argument("--protocol", choices=[*PROTOCOLS, "both"], default="both")
+    parser.add_argument("--protocol", choices=[*PROTOCOLS, "all"], default="all")
     parser.add_argument("--cache", type=Path, help="keep the seeded home here and reuse it")
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--mode", help=argparse.SUPPRESS)
@@ -276,13 +287,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.client:
         client_main(args.client, args.mode, args.calls, args.agent_no)
         return
-    labels = list(PROTOCOLS) if args.protocol == "both" else [args.protocol]
+    labels = list(PROTOCOLS) if args.protocol == "all" else [args.protocol]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         prepare_home(home, args.memories, args.cache)
         with Engine.open(home) as engine:
             tokens = {name: engine.agent_token(name).token for name in AGENTS}
-        server_cpu = server_cpu_ms(home, AGENTS[0], labels)
+        server_cpu = server_cpu_ms(home, AGENTS[0], [p for p in labels if p != "plain HTTP"])
         proc, url = start_host(home)
         try:
             rounds = [
