@@ -116,7 +116,7 @@ def server_cpu_ms(
     engine, lock = own_home(home, role="host")
     try:
         token = engine.agent_token(agent).token
-        block = engine.context(agent, **ARGS)
+        block = engine.context(agent, thread=ARGS["thread"], query=ARGS["query"])
         engine.context = lambda *_a, **_k: block  # type: ignore[method-assign]
         host = Host(engine, lock, port=0)
 

@@ -20,13 +20,21 @@ from typing import Any
 
 from ..clock import from_iso
 
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
 
-@cache
+
 def _field_names(cls: type) -> tuple[str, ...] | None:
     """The field names of dataclass `cls` (None for any other class), once per class."""
-    if not dataclasses.is_dataclass(cls):
-        return None
-    return tuple(f.name for f in dataclasses.fields(cls))
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = (
+            tuple(f.name for f in dataclasses.fields(cls))
+            if dataclasses.is_dataclass(cls)
+            else None
+        )
+        _FIELD_NAMES[cls] = names
+        return names
 
 
 def to_json(value: Any) -> Any:
