@@ -3,7 +3,10 @@
 The public API is `Engine` and the values in `app.models`; see DESIGN.md.
 """
 
-from .engine import Engine
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .errors import HomeError, InvalidInput, NotFound, Refused, TapemindError
 from .models import (
     CATEGORIES,
@@ -19,6 +22,9 @@ from .models import (
     RememberResult,
     TapeEntry,
 )
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 __version__ = "0.1.0"
 
@@ -43,3 +49,14 @@ __all__ = [
     "TapemindError",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `Engine` is imported on first use (PEP 562): a process that only needs a
+    # submodule (the desktop app's first paint, `--version`) skips the engine's
+    # imports until it opens a home.
+    if name == "Engine":
+        from .engine import Engine
+
+        return Engine
+    raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -30,6 +30,7 @@ from .db.schema import (
     ProvenanceRow,
     TapeEntryRow,
 )
+from .db.store import dbapi
 from .errors import InvalidInput, NotFound
 from .events import record
 from .models import Memory, TapeEntry
@@ -74,27 +75,21 @@ def raise_conflict(
     actor: str,
 ) -> int:
     """Open a conflict inside the caller's transaction; returns its id."""
-    row = ConflictRow(
-        agent_id=arow.id or 0,
-        existing_id=existing_id,
-        challenger_id=challenger_id,
-        reason=reason[:2000],
-        arbiter=arbiter,
-        status="open",
-        created_at=now,
+    cursor = dbapi(s).execute(
+        "INSERT INTO conflicts (agent_id, existing_id, challenger_id, reason, arbiter, status, "
+        "created_at) VALUES (?, ?, ?, ?, ?, 'open', ?)",
+        (arow.id, existing_id, challenger_id, reason[:2000], arbiter, now),
     )
-    s.add(row)
-    s.flush()
-    assert row.id is not None
+    conflict_id = int(cursor.lastrowid)
     record(
         s,
         now,
         "conflict.open",
         agent=arow.name,
         actor=actor,
-        ids=[row.id, existing_id, challenger_id],
+        ids=[conflict_id, existing_id, challenger_id],
     )
-    return row.id
+    return conflict_id
 
 
 def _side(s: Session, memory_id: int, agent: str) -> ConflictSide:
@@ -194,7 +189,7 @@ def _merge(
     rt: Runtime, s: Session, arow: AgentRow, sides: Sequence[MemoryRow], body: str, actor: str
 ) -> int:
     from . import intake
-    from .memories import store_new
+    from .memories import NewMemory, store_new
     from .textnorm import memory_hash
 
     body = intake.check_text(rt.redact(body))
@@ -212,17 +207,19 @@ def _merge(
         rt,
         s,
         arow,
-        body,
-        first.category,
-        memory_hash(body),
-        source_ids=list(dict.fromkeys(sources)),
-        parent_ids=[m.id for m in sides],
-        importance=max(m.importance for m in sides),
-        confidence=max(m.confidence for m in sides),
-        thread=first.thread,
-        turn=None,
-        user=first.user,
-        actor=actor,
+        NewMemory(
+            body=body,
+            category=first.category,
+            digest=memory_hash(body),
+            source_ids=tuple(dict.fromkeys(sources)),
+            parent_ids=tuple(m.id for m in sides if m.id is not None),
+            importance=max(m.importance for m in sides),
+            confidence=max(m.confidence for m in sides),
+            thread=first.thread,
+            turn=None,
+            user=first.user,
+            actor=actor,
+        ),
         relation="merged",
     )
     return merged.id

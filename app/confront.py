@@ -1,11 +1,12 @@
 """Confrontation at write time: a candidate memory meets its nearest active neighbours.
 
 `consider` runs before the write transaction: it gathers the candidate's 10 nearest
-active memories of the same agent (full-text, so unembedded rows count, fused with
-the vector index's neighbours when `rt.services["retrieval"]` is there) and asks the
-agent's arbiter (`AgentSettings.arbiter`: "offline", or "llm" with
+active memories of the same agent (`app.nearest`: full-text, so unembedded rows count,
+fused with the vector index's neighbours when `rt.services["retrieval"]` is there) and
+asks the agent's arbiter (`AgentSettings.arbiter`: "offline", or "llm" with
 `AgentSettings.llm = "model@base_url"` and the key in $TAPEMIND_LLM_API_KEY). A slow
-LLM therefore never holds the database's write lock.
+LLM therefore never holds the database's write lock. The candidate is embedded once,
+for its vector neighbours; the indexer reuses that vector (`RetrievalService.known_vector`).
 
 `apply` runs inside `remember`'s write transaction and carries the decision out:
 - add: the candidate is stored;
@@ -20,11 +21,15 @@ LLM therefore never holds the database's write lock.
 A target that stopped being active between `consider` and `apply` (another writer)
 turns the decision into `add`: never an overwrite of something not compared.
 Every decision is stored in `decisions` (agent, candidate hash, action, target,
-arbiter, reason, time) so its quality can be measured.
+arbiter, reason, time) so its quality can be measured. The decision, its audit rows
+and its events are written in that one transaction (events are published after the
+commit). Both halves go through the sqlite3 driver (`dbapi`), not the ORM: remember
+is a hot path.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -32,28 +37,26 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, text
 from sqlmodel import Session
 
 from .arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
-from .arbiter.evaluate import fulltext_overlap
-from .db.schema import DecisionRow, LineageRow, MemoryRow, ProvenanceRow
+from .clock import from_iso
+from .db.schema import DecisionRow
+from .db.store import dbapi
 from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings, Memory, RememberResult
+from .nearest import neighbours
 from .runtime import AgentLike, Runtime, agent_ref
 from .textnorm import memory_hash
 
+if TYPE_CHECKING:
+    from .memories import NewMemory
+
 log = logging.getLogger(__name__)
 
-NEIGHBOURS = 10
-MAX_TERMS = 16
-POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
-DF_CACHE_S = 600.0
-DF_CACHE_MIN = 200
-DF_CACHE_SIZE = 50_000
 LLM_API_KEY_ENV = "TAPEMIND_LLM_API_KEY"
 
 
@@ -113,120 +116,6 @@ class KeepAll:
         return Decision("add", None, "seeded as written", self.name)
 
 
-def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
-    """The candidate's nearest active memories: full-text and vector lists fused."""
-    from .search import Filters, fuse  # search imports memories, which imports us
-
-    active = Filters(statuses=("active",))
-    lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
-    cosines: dict[int, float] = {}
-    retrieval = rt.services.get("retrieval")
-    if retrieval is not None:
-        try:
-            semantic = retrieval.semantic_ids(s, arow, "memory", body, active, NEIGHBOURS)
-        except Exception:  # the index is derived data: full-text alone still confronts
-            log.exception("vector neighbours failed; confronting with full-text only")
-            semantic = []
-        lists["semantic"] = [(int(i), float(c)) for i, c in semantic]
-        cosines = dict(lists["semantic"])
-    ids = [key for key, _, _ in fuse(lists)[:NEIGHBOURS]]
-    if not ids:
-        return []
-    rows = {
-        int(r[0]): r
-        for r in s.connection().execute(
-            text(
-                "SELECT id, text, category FROM memories WHERE id IN "
-                f"({', '.join(str(int(i)) for i in ids)}) AND status = 'active'"
-            )
-        )
-    }
-    return [
-        Neighbour(
-            id=i,
-            text=rows[i][1],
-            category=rows[i][2],
-            similarity=cosines.get(i),
-            fulltext_score=fulltext_overlap(body, rows[i][1]),
-        )
-        for i in ids
-        if i in rows
-    ]
-
-
-def neighbour_terms(body: str) -> list[str]:
-    """FTS terms for a whole candidate sentence: Latin words and CJK bigrams, each on its
-    own (OR-ed), so a paraphrase that shares a few words still matches. Search's query
-    syntax would need a Chinese sentence to appear verbatim, as one phrase."""
-    from .fulltext import _IS_CJK, _words
-
-    terms: list[str] = []
-    for word in _words(body):
-        if _IS_CJK.match(word) and len(word) > 1:
-            terms.extend(word[i : i + 2] for i in range(len(word) - 1))
-        elif _IS_CJK.match(word) or len(word) > 1 or word.isdigit():
-            terms.append(word)
-    unique = list(dict.fromkeys(terms))
-    return unique[:MAX_TERMS]
-
-
-def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, float]]) -> list[str]:
-    """The rarest terms, within a postings budget: they decide bm25's top anyway, and
-    ranking every memory that shares a common word ("user", "用户") would cost tens of
-    milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
-    conn = s.connection()
-    # Counting a term's documents reads its whole doclist, so common words are costly
-    # to look up: they are also the ones every candidate repeats, hence a cache of the
-    # large counts only. A stale large count only shifts which rare words are picked.
-    now = time.monotonic()
-    if len(cache) > DF_CACHE_SIZE:
-        cache.clear()
-    df: dict[str, int] = {}
-    for term in terms:
-        hit = cache.get(term)
-        if hit is None or now - hit[1] > DF_CACHE_S:
-            found = conn.execute(
-                text("SELECT doc FROM memory_fts_vocab WHERE term = :t"), {"t": term}
-            ).first()
-            hit = (int(found[0]) if found is not None and found[0] else 0, now)
-            if hit[0] >= DF_CACHE_MIN:  # rare words are cheap to count and change fast
-                cache[term] = hit
-        if hit[0]:
-            df[term] = hit[0]
-    picked: list[str] = []
-    spent = 0
-    for term in sorted(df, key=lambda t: (df[t], t)):
-        if picked and spent + df[term] > POSTINGS_BUDGET:
-            break
-        if not picked and df[term] > 5 * POSTINGS_BUDGET:
-            break  # even the rarest word is everywhere: no lexical signal worth its cost
-        picked.append(term)
-        spent += df[term]
-    return picked
-
-
-def fulltext_neighbours(
-    rt: Runtime, s: Session, arow: AgentLike, body: str
-) -> list[tuple[int, float]]:
-    """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
-    cache: dict[str, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
-    terms = _pick_terms(s, neighbour_terms(body), cache)
-    if not terms:
-        return []
-    # No agent token in the MATCH: the join filters by agent, and ANDing the agent's token
-    # would merge a doclist as long as the agent's memory count on every call.
-    expr = " OR ".join('"' + t + '"' for t in terms)
-    rows = s.connection().execute(
-        text(
-            "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
-            "ON m.id = memory_fts.rowid WHERE memory_fts MATCH :q AND m.agent_id = :a "
-            "AND m.status = 'active' ORDER BY bm25(memory_fts) LIMIT :n"
-        ),
-        {"q": expr, "a": arow.id, "n": NEIGHBOURS},
-    )
-    return [(int(i), -float(r)) for i, r in rows]
-
-
 def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | None:
     """Ask the agent's arbiter about `body` (outside any write transaction).
 
@@ -238,15 +127,13 @@ def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | Non
         arow = agent_ref(s, agent)
         settings = AgentSettings.from_dict(json.loads(arow.settings))
         same = (
-            s.connection()
+            dbapi(s)
             .execute(
-                text(
-                    "SELECT 1 FROM memories WHERE agent_id = :a AND content_hash = :h "
-                    "AND status IN ('active', 'archived') LIMIT 1"
-                ),
-                {"a": arow.id, "h": memory_hash(body)},
+                "SELECT 1 FROM memories WHERE agent_id = ? AND content_hash = ? "
+                "AND status IN ('active', 'archived') LIMIT 1",
+                (arow.id, memory_hash(body)),
             )
-            .first()
+            .fetchone()
         )
         if same is not None:
             return None
@@ -274,59 +161,45 @@ def store_decision(
     latency_ms: float,
 ) -> None:
     """One row in `decisions`: what happened to a candidate and why."""
-    s.execute(
-        insert(DecisionRow),
-        {
-            "agent_id": arow.id,
-            "at": now,
-            "candidate_hash": digest,
-            "category": category,
-            "action": action,
-            "target_id": target_id,
-            "memory_id": memory_id,
-            "conflict_id": conflict_id,
-            "arbiter": arbiter,
-            "reason": reason[:1000],
-            "neighbours": neighbours,
-            "actor": actor,
-            "latency_ms": round(latency_ms, 3),
-        },
+    dbapi(s).execute(
+        "INSERT INTO decisions (agent_id, at, candidate_hash, category, action, target_id, "
+        "memory_id, conflict_id, arbiter, reason, neighbours, actor, latency_ms) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            *(arow.id, now, digest, category, action, target_id, memory_id, conflict_id),
+            *(arbiter, reason[:1000], neighbours, actor, round(latency_ms, 3)),
+        ),
     )
 
 
-def _live_target(s: Session, arow: AgentLike, decision: Decision) -> MemoryRow | None:
+def _live_target(s: Session, arow: AgentLike, decision: Decision) -> Memory | None:
+    """The decision's target, if it is still an active memory of this agent."""
+    from .memories import _MEMORY_COLUMNS, memory_of
+
     if decision.target_id is None:
         return None
     try:
         target_id = int(decision.target_id)
     except (TypeError, ValueError):
         return None
-    row = s.get(MemoryRow, target_id)
-    if row is None or row.agent_id != arow.id or row.status != "active":
-        return None
-    return row
+    found = (
+        dbapi(s)
+        .execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND agent_id = ? "
+            "AND status = 'active'",
+            (target_id, arow.id),
+        )
+        .fetchone()
+    )
+    return memory_of(found, arow.name) if found is not None else None
 
 
 def apply(
-    rt: Runtime,
-    s: Session,
-    arow: AgentLike,
-    verdict: Verdict | None,
-    body: str,
-    category: str,
-    digest: str,
-    *,
-    source_ids: Sequence[int],
-    parent_ids: Sequence[int],
-    importance: float,
-    confidence: float,
-    thread: str | None,
-    turn: str | None,
-    user: str | None,
-    actor: str,
+    rt: Runtime, s: Session, arow: AgentLike, verdict: Verdict | None, new: NewMemory
 ) -> RememberResult:
     """Carry out `verdict` inside the caller's write transaction (see the module doc)."""
-    from .memories import store_new, to_memory
+    from .conflicts import raise_conflict
+    from .memories import store_new
 
     now = rt.now_iso()
     if verdict is None:
@@ -343,158 +216,113 @@ def apply(
             f"is no longer active (changed meanwhile); stored as new. ({reason})"
         )
     conflict_id: int | None = None
-
-    def new_memory() -> Memory:
-        return store_new(
-            rt,
-            s,
-            arow,
-            body,
-            category,
-            digest,
-            source_ids=source_ids,
-            parent_ids=parent_ids,
-            importance=importance,
-            confidence=confidence,
-            thread=thread,
-            turn=turn,
-            user=user,
-            actor=actor,
-        )
-
     memory: Memory
     if action == "add":
-        memory = new_memory()
+        memory = store_new(rt, s, arow, new)
     elif action == "duplicate":
         assert target is not None
-        target.last_reinforced_at = now
-        s.add(target)
-        s.flush()
-        record(s, now, "memory.duplicate", agent=arow.name, actor=actor, ids=[target.id])
-        memory = to_memory(target, arow.name)
+        dbapi(s).execute(
+            "UPDATE memories SET last_reinforced_at = ? WHERE id = ?", (now, target.id)
+        )
+        record(s, now, "memory.duplicate", agent=arow.name, actor=new.actor, ids=[target.id])
+        memory = target
     elif action == "update":
         assert target is not None
-        memory = refine(rt, s, arow, target, body, digest, source_ids, importance, actor, reason)
+        memory = refine(s, now, arow, target, new, reason)
     elif action == "supersede":
         assert target is not None
-        memory = new_memory()
-        supersede(s, now, arow, target, memory.id, actor)
+        memory = store_new(rt, s, arow, new)
+        supersede(s, now, arow, target.id, memory.id, new.actor)
     else:  # conflict
         assert target is not None
-        memory = new_memory()
-        from .conflicts import raise_conflict
-
+        memory = store_new(rt, s, arow, new)
         conflict_id = raise_conflict(
-            s, now, arow, target.id, memory.id, reason, decision.arbiter, actor
+            s, now, arow, target.id, memory.id, reason, decision.arbiter, new.actor
         )
+    target_id = target.id if target is not None else None
     store_decision(
-        s,
-        now,
-        arow,
-        digest,
-        category,
-        action,
-        target_id=target.id if target is not None else None,
-        memory_id=memory.id if action != "duplicate" else None,
-        conflict_id=conflict_id,
-        arbiter=decision.arbiter,
-        reason=reason,
-        neighbours=near,
-        actor=actor,
+        s, now, arow, new.digest, new.category, action, target_id=target_id,
+        memory_id=memory.id if action != "duplicate" else None, conflict_id=conflict_id,
+        arbiter=decision.arbiter, reason=reason, neighbours=near, actor=new.actor,
         latency_ms=latency,
-    )
+    )  # fmt: skip
     return RememberResult(
         decision=action,
         memory=memory,
-        target_id=target.id if target is not None else None,
+        target_id=target_id,
         reason=reason,
         arbiter=decision.arbiter,
-        source_ids=tuple(source_ids),
+        source_ids=new.source_ids,
         conflict_id=conflict_id,
     )
 
 
 def refine(
-    rt: Runtime,
-    s: Session,
-    arow: AgentLike,
-    target: MemoryRow,
-    body: str,
-    digest: str,
-    source_ids: Sequence[int],
-    importance: float,
-    actor: str,
-    reason: str,
+    s: Session, now: str, arow: AgentLike, target: Memory, new: NewMemory, reason: str
 ) -> Memory:
     """`update`: the target takes the candidate's text as a new version, gains its
     sources, and is reinforced. Earlier versions stay in the history."""
-    from .memories import index_memory_text, to_memory
+    from .memories import index_memory_text
 
-    now = rt.now_iso()
-    target.version += 1
-    target.text = body
-    target.content_hash = digest
-    target.importance = max(target.importance, importance)
-    target.updated_at = now
-    target.last_reinforced_at = now
-    s.add(target)
-    s.flush()
-    s.execute(
-        text(
-            "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
-            "changed_by, reason) VALUES (:m, :v, :t, :h, :at, :by, :r)"
-        ),
-        {
-            "m": target.id,
-            "v": target.version,
-            "t": body,
-            "h": digest,
-            "at": now,
-            "by": actor,
-            "r": f"refined: {reason}"[:500],
-        },
+    db = dbapi(s)
+    version = target.version + 1
+    importance = max(target.importance, new.importance)
+    db.execute(
+        "UPDATE memories SET version = ?, text = ?, content_hash = ?, importance = ?, "
+        "updated_at = ?, last_reinforced_at = ? WHERE id = ?",
+        (version, new.body, new.digest, importance, now, now, target.id),
+    )
+    db.execute(
+        "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
+        "changed_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (target.id, version, new.body, new.digest, now, new.actor, f"refined: {reason}"[:500]),
     )
     have = {
         int(r[0])
-        for r in s.connection().execute(
-            text("SELECT entry_id FROM provenance WHERE memory_id = :m"), {"m": target.id}
-        )
+        for r in db.execute("SELECT entry_id FROM provenance WHERE memory_id = ?", (target.id,))
     }
-    fresh = [e for e in dict.fromkeys(source_ids) if e not in have]
+    fresh = [e for e in dict.fromkeys(new.source_ids) if e not in have]
     if fresh:
-        s.execute(insert(ProvenanceRow), [{"memory_id": target.id, "entry_id": e} for e in fresh])
-    index_memory_text(s, target.id, body, arow.id or 0, now)
+        db.executemany(
+            "INSERT INTO provenance (memory_id, entry_id) VALUES (?, ?)",
+            [(target.id, e) for e in fresh],
+        )
+    assert arow.id is not None
+    index_memory_text(s, target.id, new.body, arow.id, now)
     record(
         s,
         now,
         "memory.update",
         agent=arow.name,
-        actor=actor,
+        actor=new.actor,
         ids=[target.id],
-        counts={"version": target.version, "sources": len(fresh)},
+        counts={"version": version, "sources": len(fresh)},
     )
-    return to_memory(target, arow.name)
+    return dataclasses.replace(
+        target,
+        text=new.body,
+        content_hash=new.digest,
+        importance=importance,
+        version=version,
+        updated_at=from_iso(now),
+    )
 
 
 def supersede(
-    s: Session, now: str, arow: AgentLike, target: MemoryRow, successor_id: int, actor: str
+    s: Session, now: str, arow: AgentLike, target_id: int, successor_id: int, actor: str
 ) -> None:
-    """Mark `target` superseded by `successor_id`, with the lineage link between them."""
-    target.status = "superseded"
-    target.superseded_by = successor_id
-    target.updated_at = now
-    s.add(target)
-    s.flush()
-    s.execute(
-        insert(LineageRow).prefix_with("OR IGNORE"),
-        {
-            "child_id": successor_id,
-            "parent_id": target.id,
-            "relation": "supersedes",
-            "created_at": now,
-        },
+    """Mark `target_id` superseded by `successor_id`, with the lineage link between them."""
+    db = dbapi(s)
+    db.execute(
+        "UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?",
+        (successor_id, now, target_id),
     )
-    record(s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target.id, successor_id])
+    db.execute(
+        "INSERT OR IGNORE INTO lineage (child_id, parent_id, relation, created_at) "
+        "VALUES (?, ?, 'supersedes', ?)",
+        (successor_id, target_id, now),
+    )
+    record(s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target_id, successor_id])
 
 
 @dataclass(frozen=True)
@@ -523,7 +351,6 @@ def list_decisions(
     """An agent's stored decisions, newest first."""
     from sqlmodel import col, select
 
-    from .clock import from_iso
     from .runtime import agent_row
 
     with rt.read() as s:

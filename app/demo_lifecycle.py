@@ -46,7 +46,7 @@ def seed(engine: Engine, clock: ManualClock, data: dict[str, Any], now: datetime
 
 
 def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any]) -> int:
-    from .memories import store_new
+    from .memories import NewMemory, store_new
 
     rt = engine._runtime
     count = 0
@@ -66,17 +66,18 @@ def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any]) -> int:
                 rt,
                 s,
                 arow,
-                challenger["text"],
-                challenger["category"],
-                digest,
-                source_ids=sources,
-                parent_ids=[],
-                importance=challenger.get("importance", 0.6),
-                confidence=0.8,
-                thread=entry.thread,
-                turn=entry.turn,
-                user=entry.user,
-                actor="agent",
+                NewMemory(
+                    body=challenger["text"],
+                    category=challenger["category"],
+                    digest=digest,
+                    source_ids=tuple(sources),
+                    importance=challenger.get("importance", 0.6),
+                    confidence=0.8,
+                    thread=entry.thread,
+                    turn=entry.turn,
+                    user=entry.user,
+                    actor="agent",
+                ),
             )
             conflict_id = raise_conflict(
                 s, rt.now_iso(), arow, existing, memory.id, c["reason"], "offline", "agent"

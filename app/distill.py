@@ -10,6 +10,19 @@ goes through `memories.remember` (intake gate, duplicate check, confrontation) w
 actor "distiller". Sources the model invents are dropped; a candidate left without a
 real source is skipped. The watermark moves past a batch only once it is processed:
 a model that fails leaves it where it was, to be retried on the next run.
+
+A turn still in progress is not distilled: its user message may be answered,
+corrected or withdrawn by what follows. A turn counts as complete when
+- a later entry of its thread belongs to another turn (the conversation moved on), or
+- its last entry is an assistant message (or a compact node) and every tool call of
+  the turn has its result (the loop ended with an answer, nothing pending), or
+- nothing was added to it for `QUIET_S` seconds (finished or abandoned; imported
+  history is old and therefore complete).
+Entries without a turn label count as a turn of one entry. Only the last turn of a
+thread can be in progress. The watermark is one sequence number per agent, so a
+batch stops before the first entry the model would see (a message or compact node)
+of a turn in progress, and everything after it waits for that turn: at most
+`QUIET_S`. Tool calls, results and events before that point are passed over.
 """
 
 from __future__ import annotations
@@ -19,13 +32,15 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-import httpx
 from sqlalchemy import text
 
+from .clock import to_iso
 from .confront import LLM_API_KEY_ENV, parse_llm
 from .db.schema import DistillStateRow
+from .db.store import dbapi
 from .errors import InvalidInput, Refused
 from .forgetting import settings_of
 from .models import CATEGORIES, RememberResult
@@ -33,6 +48,7 @@ from .runtime import Runtime, agent_row
 
 BATCH_ENTRIES = 60
 MAX_ENTRY_CHARS = 2000
+QUIET_S = 600.0  # a turn with no new entry for this long is treated as finished
 TIMEOUT_S = 60.0
 KINDS = ("message", "compact")
 _JSON = re.compile(r"\{.*\}", re.DOTALL)
@@ -64,9 +80,14 @@ class DistillReport:
     skipped: int  # candidates with a bad category or no real source
     watermark: int  # the last tape sequence number processed
     error: str | None = None  # why the run stopped early (the watermark stays before it)
+    # entries after the watermark when the run ended: a turn in progress (see the module
+    # doc), the --max-entries budget, or an error held them back for a later run
+    pending: int = 0
 
 
 def _chat(base_url: str, model: str, prompt: str) -> str:
+    import httpx  # here, not at import: only distilling with an LLM needs it
+
     key = os.environ.get(LLM_API_KEY_ENV)
     resp = httpx.post(
         base_url.rstrip("/") + "/chat/completions",
@@ -98,7 +119,9 @@ def _parse(answer: str) -> list[dict[str, Any]]:
 
 
 def _batch(rt: Runtime, agent_id: int, after: int, limit: int) -> list[Any]:
-    """Entries after `after`, cut at the last turn boundary when the batch is full."""
+    """Entries after `after` that may be distilled now: cut before the first entry shown
+    to the model of a turn still in progress, and at the last turn boundary when the
+    batch is full."""
     with rt.read() as s:
         rows = list(
             s.connection().execute(
@@ -109,14 +132,60 @@ def _batch(rt: Runtime, agent_id: int, after: int, limit: int) -> list[Any]:
                 {"a": agent_id, "after": after, "n": limit + 1},
             )
         )
-    if len(rows) <= limit:
+        full = len(rows) > limit
+        rows = rows[:limit]
+        open_turns = _turns_in_progress(rt, s, agent_id, {str(r[2]) for r in rows})
+    for at, r in enumerate(rows):
+        if _shown(r) and _turn_key(r) in open_turns:
+            return rows[:at]
+    if not full:
         return rows
-    rows = rows[:limit]
     last = (rows[-1][2], rows[-1][3])
     cut = len(rows)
     while cut > 0 and (rows[cut - 1][2], rows[cut - 1][3]) == last and last[1] is not None:
         cut -= 1
     return rows[:cut] if cut > 0 else rows  # one turn longer than a batch: split it
+
+
+def _shown(row: Sequence[Any]) -> bool:
+    """Whether the model sees this entry (a message or compact node with text)."""
+    return row[4] in KINDS and row[7] is None and bool(str(row[6]).strip())
+
+
+def _turn_key(row: Sequence[Any]) -> tuple[str, str | int]:
+    """(thread, turn); an entry without a turn label is a turn of its own (its id)."""
+    return (str(row[2]), str(row[3]) if row[3] is not None else int(row[0]))
+
+
+def _turns_in_progress(
+    rt: Runtime, s: Any, agent_id: int, threads: set[str]
+) -> set[tuple[str, str | int]]:
+    """The turns of `threads` that may still be in progress (see the module doc): at
+    most the last turn of each thread."""
+    db = dbapi(s)
+    quiet_since = to_iso(rt.clock.now() - timedelta(seconds=QUIET_S))
+    out: set[tuple[str, str | int]] = set()
+    for thread in threads:
+        last = db.execute(
+            "SELECT id, turn, kind, role, created_at FROM tape_entries "
+            "WHERE agent_id = ? AND thread = ? ORDER BY seq DESC LIMIT 1",
+            (agent_id, thread),
+        ).fetchone()
+        entry_id, turn, kind, role, created_at = last
+        if created_at < quiet_since:
+            continue  # finished or abandoned
+        answered = kind == "compact" or (kind == "message" and role == "assistant")
+        if answered and turn is not None:
+            calls, results = db.execute(
+                "SELECT count(*) FILTER (WHERE kind = 'tool_call'), "
+                "count(*) FILTER (WHERE kind = 'tool_result') FROM tape_entries "
+                "WHERE agent_id = ? AND turn = ? AND thread = ?",
+                (agent_id, turn, thread),
+            ).fetchone()
+            answered = calls <= results
+        if not answered:
+            out.add((thread, str(turn) if turn is not None else int(entry_id)))
+    return out
 
 
 def _prompt(rows: Sequence[Sequence[Any]]) -> str:
@@ -157,6 +226,8 @@ def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillRe
             f"Agent {agent!r} has no LLM to distill with: set one with "
             f"`tapemind agent config {agent} --llm MODEL@BASE_URL`."
         )
+    import httpx
+
     model, base_url = parse_llm(settings.llm)
     assert arow.id is not None
     read = batches = found = refused = skipped = 0
@@ -167,7 +238,7 @@ def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillRe
         rows = _batch(rt, arow.id, watermark, min(BATCH_ENTRIES, budget - read))
         if not rows:
             break
-        useful = [r for r in rows if r[4] in KINDS and r[7] is None and str(r[6]).strip()]
+        useful = [r for r in rows if _shown(r)]
         items: list[dict[str, Any]] = []
         if useful:
             try:
@@ -215,6 +286,15 @@ def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillRe
         read += len(rows)
         batches += 1
         _save_watermark(rt, arow.id, watermark, len(items))
+    with rt.read() as s:
+        pending = (
+            dbapi(s)
+            .execute(
+                "SELECT count(*) FROM tape_entries WHERE agent_id = ? AND seq > ?",
+                (arow.id, watermark),
+            )
+            .fetchone()[0]
+        )
     return DistillReport(
-        agent, read, batches, found, tuple(results), refused, skipped, watermark, error
+        agent, read, batches, found, tuple(results), refused, skipped, watermark, error, pending
     )

@@ -47,29 +47,63 @@ from .textnorm import memory_hash
 
 MAX_LIST = 1000
 
+# The columns a Memory is made of, in the order `memory_of` reads them.
+_MEMORY_FIELDS = (
+    "id", "category", "text", "content_hash", "importance", "confidence", "status", "version",
+    "thread", "user", "created_at", "updated_at", "recall_count", "use_count",
+    "last_recalled_at", "last_used_at", "archived_at", "superseded_by",
+)  # fmt: skip
+_MEMORY_COLUMNS = ", ".join(_MEMORY_FIELDS)
+
+
+def memory_of(r: Sequence[Any], agent: str) -> Memory:
+    """A Memory from a row selected with `_MEMORY_COLUMNS` (the one row -> Memory converter)."""
+    return Memory(
+        id=r[0],
+        agent=agent,
+        category=r[1],
+        text=r[2],
+        content_hash=r[3],
+        importance=r[4],
+        confidence=r[5],
+        status=r[6],
+        version=r[7],
+        thread=r[8],
+        user=r[9],
+        created_at=from_iso(r[10]),
+        updated_at=from_iso(r[11]),
+        recall_count=r[12],
+        use_count=r[13],
+        last_recalled_at=from_iso_or_none(r[14]),
+        last_used_at=from_iso_or_none(r[15]),
+        archived_at=from_iso_or_none(r[16]),
+        superseded_by=r[17],
+    )
+
+
+_raw_memory = memory_of  # its earlier name, which the retrieval speed branch's search imports
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory about to be stored: what `remember` (and a merge) hands the write path."""
+
+    body: str
+    category: str
+    digest: str  # memory_hash(body)
+    source_ids: tuple[int, ...]
+    parent_ids: tuple[int, ...] = ()
+    importance: float = 0.5
+    confidence: float = 0.8
+    thread: str | None = None
+    turn: str | None = None
+    user: str | None = None
+    actor: str = "agent"
+
 
 def to_memory(row: MemoryRow, agent: str) -> Memory:
-    return Memory(
-        id=row.id,
-        agent=agent,
-        category=row.category,
-        text=row.text,
-        content_hash=row.content_hash,
-        importance=row.importance,
-        confidence=row.confidence,
-        status=row.status,
-        version=row.version,
-        thread=row.thread,
-        user=row.user,
-        created_at=from_iso(row.created_at),
-        updated_at=from_iso(row.updated_at),
-        recall_count=row.recall_count,
-        use_count=row.use_count,
-        last_recalled_at=from_iso_or_none(row.last_recalled_at),
-        last_used_at=from_iso_or_none(row.last_used_at),
-        archived_at=from_iso_or_none(row.archived_at),
-        superseded_by=row.superseded_by,
-    )
+    """A Memory from an ORM row (paths that still load rows through the ORM)."""
+    return memory_of(tuple(getattr(row, name) for name in _MEMORY_FIELDS), agent)
 
 
 def _owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[MemoryRow, str]:
@@ -156,38 +190,6 @@ def _check_parents(
     return out
 
 
-_MEMORY_COLUMNS = (
-    "id, category, text, content_hash, importance, confidence, status, version, thread, "
-    "user, created_at, updated_at, recall_count, use_count, last_recalled_at, last_used_at, "
-    "archived_at, superseded_by"
-)
-
-
-def _raw_memory(r: Sequence[Any], agent: str) -> Memory:
-    """A Memory from a row selected with `_MEMORY_COLUMNS` (no ORM on hot paths)."""
-    return Memory(
-        id=r[0],
-        agent=agent,
-        category=r[1],
-        text=r[2],
-        content_hash=r[3],
-        importance=r[4],
-        confidence=r[5],
-        status=r[6],
-        version=r[7],
-        thread=r[8],
-        user=r[9],
-        created_at=from_iso(r[10]),
-        updated_at=from_iso(r[11]),
-        recall_count=r[12],
-        use_count=r[13],
-        last_recalled_at=from_iso_or_none(r[14]),
-        last_used_at=from_iso_or_none(r[15]),
-        archived_at=from_iso_or_none(r[16]),
-        superseded_by=r[17],
-    )
-
-
 def is_forgotten(s: Session, agent_id: int, digest: str) -> bool:
     """Whether the owner forgot a memory of this agent that ever had this text
     (any version: an edited-then-forgotten memory tombstones all its texts)."""
@@ -262,7 +264,7 @@ def remember(
             )  # fmt: skip
             return RememberResult(
                 decision="duplicate",
-                memory=_raw_memory(live, agent),
+                memory=memory_of(live, agent),
                 target_id=target_id,
                 reason=f"Exact duplicate of memory {target_id} (same text once normalised); "
                 "nothing stored, the existing memory was reinforced.",
@@ -282,16 +284,12 @@ def remember(
             appended = append_in(rt, s, arow, [call], actor)
             src_rows = [_Source(appended.ids[0], call.thread, call.turn, call.user)]
         first = src_rows[0]
-        return confront.apply(
-            rt,
-            s,
-            arow,
-            verdict,
-            body,
-            category,
-            digest,
-            source_ids=[r.id for r in src_rows],
-            parent_ids=parent_ids,
+        new = NewMemory(
+            body=body,
+            category=category,
+            digest=digest,
+            source_ids=tuple(r.id for r in src_rows),
+            parent_ids=tuple(parent_ids),
             importance=importance,
             confidence=confidence,
             thread=thread or first.thread,
@@ -299,29 +297,15 @@ def remember(
             user=user or first.user,
             actor=actor,
         )
+        return confront.apply(rt, s, arow, verdict, new)
 
 
 def store_new(
-    rt: Runtime,
-    s: Session,
-    arow: AgentLike,
-    body: str,
-    category: str,
-    digest: str,
-    *,
-    source_ids: Sequence[int],
-    parent_ids: Sequence[int],
-    importance: float,
-    confidence: float,
-    thread: str | None,
-    turn: str | None,
-    user: str | None,
-    actor: str,
-    relation: str = "referenced",
+    rt: Runtime, s: Session, arow: AgentLike, new: NewMemory, *, relation: str = "referenced"
 ) -> Memory:
     """Insert a memory with version 1, provenance and lineage, inside a transaction.
 
-    Memories the agent reported using in `turn` become its `derived` parents.
+    Memories the agent reported using in `new.turn` become its `derived` parents.
     """
     assert arow.id is not None
     db = dbapi(s)
@@ -332,23 +316,24 @@ def store_new(
         "confidence, status, version, thread, turn, user, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?, ?, ?, ?)",
         (
-            *(new_id, arow.id, category, body, digest, importance, confidence),
-            *(thread, turn, user, now, now),
+            *(new_id, arow.id, new.category, new.body, new.digest, new.importance),
+            *(new.confidence, new.thread, new.turn, new.user, now, now),
         ),
     )
     db.execute(
         "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
         "changed_by, reason) VALUES (?, 1, ?, ?, ?, ?, 'created')",
-        (new_id, body, digest, now, actor),
+        (new_id, new.body, new.digest, now, new.actor),
     )
     db.executemany(
         "INSERT INTO provenance (memory_id, entry_id) VALUES (?, ?)",
-        [(new_id, e) for e in dict.fromkeys(source_ids)],
+        [(new_id, e) for e in dict.fromkeys(new.source_ids)],
     )
-    links = {(p, relation) for p in parent_ids}
-    if turn:
+    links = {(p, relation) for p in new.parent_ids}
+    if new.turn:
         used = db.execute(
-            "SELECT memory_id FROM memory_uses WHERE agent_id = ? AND turn = ?", (arow.id, turn)
+            "SELECT memory_id FROM memory_uses WHERE agent_id = ? AND turn = ?",
+            (arow.id, new.turn),
         ).fetchall()
         links.update((m, "derived") for (m,) in used if m != new_id)
     if links:
@@ -356,29 +341,29 @@ def store_new(
             "INSERT INTO lineage (child_id, parent_id, relation, created_at) VALUES (?, ?, ?, ?)",
             [(new_id, p, r, now) for p, r in sorted(links)],
         )
-    index_memory_text(s, new_id, body, arow.id, now)
+    index_memory_text(s, new_id, new.body, arow.id, now)
     record(
         s,
         now,
         "memory.add",
         agent=arow.name,
-        actor=actor,
+        actor=new.actor,
         ids=[new_id],
-        counts={"sources": len(source_ids), "parents": len(links)},
+        counts={"sources": len(new.source_ids), "parents": len(links)},
     )
     created = from_iso(now)
     return Memory(
         id=new_id,
         agent=arow.name,
-        category=category,
-        text=body,
-        content_hash=digest,
-        importance=importance,
-        confidence=confidence,
+        category=new.category,
+        text=new.body,
+        content_hash=new.digest,
+        importance=new.importance,
+        confidence=new.confidence,
         status="active",
         version=1,
-        thread=thread,
-        user=user,
+        thread=new.thread,
+        user=new.user,
         created_at=created,
         updated_at=created,
         recall_count=0,
@@ -489,7 +474,7 @@ def list_(
             )
             .fetchall()
         )
-        return [_raw_memory(r, agent) for r in rows]
+        return [memory_of(r, agent) for r in rows]
 
 
 def count(
@@ -523,6 +508,15 @@ def edit(
     if len(body) > intake.MAX_MEMORY_CHARS:
         raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
     body = rt.redact(body)
+    # The owner is held to the same rule as agents: a credential never enters a memory
+    # (it would be recalled into every agent's context); the vault is its place.
+    kind = intake.credential_kind(body)
+    if kind is not None:
+        raise Refused(
+            f"The new text looks like it contains a credential ({kind}). Keep credentials "
+            "in the vault (tapemind vault set NAME) and leave the memory without it.",
+            code="credential",
+        )
     now = rt.now_iso()
     with rt.write() as s:
         row, owner = _owned_memory(s, memory_id, None)

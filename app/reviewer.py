@@ -21,7 +21,6 @@ from datetime import timedelta
 from fnmatch import fnmatchcase
 from typing import Any
 
-import httpx
 from sqlalchemy import func
 from sqlmodel import col, select
 
@@ -123,6 +122,8 @@ def ask_llm(
     rules: ReviewerRules, vault: VaultService, req: AccessRequest, tags: list[str]
 ) -> Review:
     """Ask the LLM; every failure is an "ask" with the failure named (no details)."""
+    import httpx  # here, not at import: only reviews by an LLM need it
+
     assert rules.llm_url and rules.llm_model
     request = {
         "agent": req.agent,

@@ -104,10 +104,11 @@ class ApprovalWatcher(QObject):
         self.seen: set[Any] = set()
         self.enabled = ctx.has("access_requests", "answer_request")
         if self.enabled:
-            ctx.bridge.requests_changed.connect(self.check)
-            self.check()
+            ctx.bridge.requests_changed.connect(self.check)  # and check() once at start
 
     def check(self, *_: object) -> None:
+        if not self.enabled:
+            return
         self.ctx.runner.read(
             self.ctx.engine.access_requests, status="pending", on_result=self._pending
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -45,7 +46,10 @@ class ConfirmDialog(QDialog):
 
 
 class TextEditDialog(QDialog):
-    """Edit a text; `accepted` with the new text in `text()`."""
+    """Edit a text; `accepted` with the new text in `text()`.
+
+    Keyboard: Tab leaves the editor for the buttons, Ctrl+Enter saves, Escape cancels.
+    """
 
     def __init__(
         self, title: str, note: str, text: str, action: str, parent: QWidget | None = None
@@ -59,6 +63,7 @@ class TextEditDialog(QDialog):
         label.setObjectName("muted")
         lay.addWidget(label)
         self.editor = QPlainTextEdit(text)
+        self.editor.setTabChangesFocus(True)
         lay.addWidget(self.editor, 1)
         self.buttons = QDialogButtonBox()
         self.ok = self.buttons.addButton(action, QDialogButtonBox.ButtonRole.AcceptRole)
@@ -66,6 +71,11 @@ class TextEditDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
+        self.save_shortcuts = [
+            QShortcut(QKeySequence(keys), self, activated=self.accept)
+            for keys in ("Ctrl+Return", "Ctrl+Enter")
+        ]
+        self.editor.setFocus()
 
     def text(self) -> str:
         return self.editor.toPlainText()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 PAGE_CHOICES = ("dashboard", "memories", "conflicts", "archive", "tape", "vault", "agents")
 
@@ -31,6 +33,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="render the page once its data has loaded, save it and exit",
     )
     p.add_argument(
+        "--review",
+        action="store_true",
+        help="open the conflict review dialog on the oldest open conflict (implies "
+        "--page conflicts); with --screenshot the picture is of the dialog",
+    )
+    p.add_argument(
         "--lang",
         choices=("en", "zh", "system"),
         default="system",
@@ -44,12 +52,22 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--size", default="1280x820", help="window size for --screenshot (WxH)")
     p.add_argument("--version", action="store_true", help="print the version and exit")
+    # For bench/ui_speed.py: the real app's cold start, measured from outside.
+    p.add_argument("--quit-when-drawn", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `tapemind-desktop`; returns the process exit code."""
+    """Entry point of `tapemind-desktop`; returns the process exit code.
+
+    Start-up order is what makes the first paint quick: the home opens on a
+    thread (engine imports included) while this thread imports Qt and builds
+    the window; the MCP server and the background jobs start once the
+    dashboard has been drawn.
+    """
     args = parse_args(argv)
+    if args.review:
+        args.page = "conflicts"
     if args.version:
         from app import __version__
 
@@ -60,14 +78,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from .startup import EngineOpener, HostStarter, mark
 
-    from app import Engine, TapemindError
-    from app.host import host_home
+    mark("main")
+
+    # The app is the home's host (it owns the home, serves MCP to agents and runs
+    # the background jobs); a screenshot only reads it.
+    own = args.screenshot is None
+    opener = EngineOpener(args.home, own=own)
+    opener.start()
+
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
     from . import i18n, theme
     from .icons import app_icon
-    from .session import Session
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
@@ -79,40 +103,95 @@ def main(argv: Sequence[str] | None = None) -> int:
     theme.apply_fonts(app, lang)
     app.setProperty("tapemind_theme", args.theme)
     theme.apply_theme(app, args.theme)
-    host = None
+    from .session import Session
+    from .window import page_class
+
+    page_class(args.page)  # its module (the dashboard's brings pyqtgraph) loads meanwhile too
+    mark("qt and ui imported")
+
     try:
-        if args.screenshot is not None:
-            engine = Engine.open(args.home)
-        else:
-            # The app is the home's host: it owns the home, serves MCP to agents and
-            # runs the background jobs (indexer, maintenance, snapshots).
-            host = host_home(args.home, role="desktop")
-            engine = host.engine
-    except TapemindError as exc:
+        engine, lock = opener.result()
+    except Exception as exc:
+        from app import TapemindError
+
+        if not isinstance(exc, TapemindError):
+            raise
         if args.screenshot is not None:
             print(f"tapemind-desktop: {exc}", file=sys.stderr)
         else:
             QMessageBox.critical(None, i18n.tr("Tapemind"), str(exc))
         return 2
-    session = Session(engine, page=args.page, tray=args.screenshot is None)
-    if host is not None and callable(getattr(engine, "unlock_vault", None)):
-        # Agents' writes arrive through this process: unlock the vault up front
-        # (a passphrase prompt where there is no keyring) so they can be checked
-        # for secret values instead of being refused as "vault locked".
-        session.runner.write(engine.unlock_vault, on_error=lambda _error: None)
-    if args.agent:
-        session.window.open_page(args.page, {"agent": args.agent})
+    session = Session(engine, page=args.page, tray=own)
+    mark("window built")
+    host = HostStarter(engine, lock) if lock is not None else None
+    if args.agent or args.review:
+        target = {"agent": args.agent} if args.agent else {}
+        session.window.open_page(args.page, {**target, **({"review": True} if args.review else {})})
     try:
         if args.screenshot is not None:
             width, height = (int(v) for v in args.size.lower().split("x"))
-            ok = session.screenshot(args.screenshot, width, height)
+            ok = session.screenshot(args.screenshot, width, height, review=args.review)
             return 0 if ok else 1
+        if host is not None:
+            after_first_paint(session, lambda: serve(session, engine, host))
+        if args.quit_when_drawn:
+            after_first_paint(session, lambda: report_drawn(session))
         session.window.show()
         return app.exec()
     finally:
         if host is not None:
             host.stop()  # jobs and MCP end before the engine closes
         session.close()
+
+
+def after_first_paint(session: Any, then: Callable[[], None]) -> None:
+    """Call `then` once the first page has loaded its data and the window painted it."""
+    from PySide6.QtCore import QTimer
+
+    page = session.window.current_page()
+    done = False
+
+    def loaded() -> None:
+        nonlocal done
+        if not done:
+            from .startup import mark
+
+            done = True
+            mark("page loaded")
+            page.loaded.disconnect(loaded)
+            session.window.repaint()  # the data, on screen now
+            QTimer.singleShot(0, then)
+
+    page.loaded.connect(loaded)
+
+
+def serve(session: Any, engine: Any, host: Any) -> None:
+    """Unlock the vault, then serve the home to agents (MCP, jobs) from a thread."""
+    if callable(getattr(engine, "unlock_vault", None)):
+        # Agents' writes arrive through this process: unlock the vault first (a
+        # passphrase prompt where there is no keyring) so they can be checked for
+        # secret values instead of being refused as "vault locked".
+        session.runner.write(
+            engine.unlock_vault,
+            on_result=lambda _r: host.start(),
+            on_error=lambda _e: host.start(),
+        )
+    else:
+        host.start()
+
+
+def report_drawn(session: Any) -> None:
+    """--quit-when-drawn: print when the first page was drawn with its data, then quit."""
+    from PySide6.QtWidgets import QApplication
+
+    from .startup import MARKS
+
+    print(" ".join(f"{what.replace(' ', '_')}={at:.6f}" for what, at in MARKS), flush=True)
+    # CPU of the whole process (every thread) so far: on a quiet machine the
+    # start-up is CPU-bound, so this is close to its wall time there.
+    print(f"cpu {time.process_time():.3f}", flush=True)
+    print(f"drawn {time.time():.6f}", flush=True)
+    QApplication.quit()
 
 
 if __name__ == "__main__":

@@ -20,10 +20,14 @@ from .i18n import tr
 
 def load_snippets(engine: Any, agent: str) -> list[Any]:
     """Every client snippet for `agent`, with its bearer token (worker side)."""
+    from app.host.lock import read_holder
     from app.mcp.snippets import DEFAULT_PORT, snippets  # the CLI's own snippets
 
     token = engine.agent_token(agent).token
-    return snippets(agent, token, f"http://127.0.0.1:{DEFAULT_PORT}/mcp", engine.home)
+    # Where this home is served now (the app's host says so in the lock), else
+    # the port `tapemind serve` and the app try first.
+    base = (read_holder(engine.home) or {}).get("url") or f"http://127.0.0.1:{DEFAULT_PORT}"
+    return snippets(agent, token, f"{base}/mcp", engine.home)
 
 
 class McpConfigDialog(QDialog):

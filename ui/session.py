@@ -61,14 +61,27 @@ class Session:
         QApplication.processEvents()
         return ok
 
-    def screenshot(self, path: Path, width: int = 1280, height: int = 820) -> bool:
-        """Render the current page once loaded and save it; False if it never loaded."""
+    def screenshot(
+        self, path: Path, width: int = 1280, height: int = 820, review: bool = False
+    ) -> bool:
+        """Render the current page once loaded and save it; False if it never loaded.
+
+        `review`: the picture is of the conflict review dialog (sized width x
+        height) that the Conflicts page opened; False if it has none open.
+        """
         self.window.resize(width, height)
         self.window.show()
         if not self.wait_loaded():
             return False
+        widget: Any = self.window
+        if review:
+            widget = getattr(self.window.current_page(), "review", None)
+            if widget is None:
+                return False
+            widget.resize(width, height)
+            QApplication.processEvents()
         path.parent.mkdir(parents=True, exist_ok=True)
-        return bool(self.window.grab().save(str(path)))
+        return bool(widget.grab().save(str(path)))
 
     def close(self) -> None:
         """Stop listening, let running jobs finish, destroy the widgets, close the engine.
@@ -81,7 +94,7 @@ class Session:
         self.runner.wait()
         QApplication.sendPostedEvents()  # deliver the last results before teardown
         if self.window.tray is not None:
-            self.window.tray.hide()
+            self.window.tray.hide()  # then close() really closes the window
         self.window.close()
         self.window.dispose()
         for obj in (self.window, self.bridge, self.runner):

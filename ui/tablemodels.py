@@ -1,5 +1,11 @@
 """Table models over lists of frozen rows, with lazy paging for long lists.
 
+The cells live in Qt (a QStandardItemModel filled once per row): painting and
+scrolling a table never calls back into Python, which is what keeps a table
+of a hundred thousand memories smooth (a Python `data()` was asked a dozen
+roles per visible cell on every repaint). Python runs only when rows arrive,
+when a filter changes and when the owner sorts by a column.
+
 Models never call the engine: a lazy model asks for a page with the
 `page_requested` signal, and its page fills it from a worker's result slot.
 """
@@ -11,23 +17,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from .i18n import tr
 
-SORT_ROLE = Qt.ItemDataRole.UserRole
-ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
-DISPLAY = Qt.ItemDataRole.DisplayRole
-_OTHER_ROLES = frozenset(
-    {SORT_ROLE, ROW_ROLE, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole}
-)
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 @dataclass(frozen=True)
@@ -40,60 +41,59 @@ class Column:
     align_right: bool = False
     tooltip: Callable[[Any], str] | None = None
 
+    def sort_key(self, row: Any) -> Any:
+        return self.sort(row) if self.sort is not None else self.display(row).casefold()
 
-class RowsModel(QAbstractTableModel):
-    """A read-only table over a list of frozen dataclasses."""
+
+class RowsModel(QStandardItemModel):
+    """A read-only table over a list of frozen dataclasses (`rows`, in model order).
+
+    Views over it should set NoEditTriggers: the cells are plain items.
+    """
 
     def __init__(self, columns: Sequence[Column], parent: Any = None) -> None:
-        super().__init__(parent)
+        super().__init__(0, len(columns), parent)
         self.columns = list(columns)
         self.rows: list[Any] = []
-        self._display: dict[int, tuple[str, ...]] = {}
+        self.setHorizontalHeaderLabels([tr(c.header) for c in self.columns])
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
+    def prepare(self, rows: Sequence[Any]) -> list[list[QStandardItem]]:
+        """The cells of `rows`. Plain items, not QObjects: a worker thread may make
+        them, so that formatting a page of rows costs the GUI thread nothing."""
+        return [self._items(row) for row in rows]
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.columns)
+    def _items(self, row: Any) -> list[QStandardItem]:
+        items = []
+        for col in self.columns:
+            # Only the item's own setters: QStandardItem.setData mis-counts
+            # references in this PySide6 and crashes the interpreter.
+            item = QStandardItem(col.display(row))
+            if col.tooltip is not None:
+                item.setToolTip(col.tooltip(row))
+            if col.align_right:
+                item.setTextAlignment(RIGHT)
+            items.append(item)
+        return items
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        # Views ask for a dozen roles per visible cell on every paint: answer the
-        # display role from a per-row cache and turn other roles away early.
-        if role == DISPLAY:
-            r = index.row()
-            cached = self._display.get(r)
-            if cached is None:
-                if r >= len(self.rows):
-                    return None
-                row = self.rows[r]
-                cached = tuple(col.display(row) for col in self.columns)
-                self._display[r] = cached
-            return cached[index.column()]
-        if role not in _OTHER_ROLES or index.row() >= len(self.rows):
-            return None
-        row = self.rows[index.row()]
-        col = self.columns[index.column()]
-        if role == SORT_ROLE:
-            return col.sort(row) if col.sort else col.display(row)
-        if role == ROW_ROLE:
-            return row
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return col.tooltip(row) if col.tooltip is not None else None
-        if col.align_right:  # TextAlignmentRole
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return tr(self.columns[section].header)
-        return None
+    def _fill(self, first: int, cells: Sequence[list[QStandardItem]]) -> None:
+        """Put `cells` at rows first… (the rows exist); views hear nothing."""
+        self.blockSignals(True)  # one signal for the views afterwards, not one per cell
+        try:
+            for i, items in enumerate(cells, first):
+                for c, item in enumerate(items):
+                    self.setItem(i, c, item)
+        finally:
+            self.blockSignals(False)
 
     def set_rows(self, rows: Sequence[Any]) -> None:
+        rows = list(rows)
         self.beginResetModel()
-        self.rows = list(rows)
-        self._display.clear()
+        self.blockSignals(True)
+        self.setRowCount(0)
+        self.setRowCount(len(rows))
+        self.blockSignals(False)
+        self.rows = rows
+        self._fill(0, self.prepare(rows))
         self.endResetModel()
 
     def row_at(self, row: int) -> Any:
@@ -101,6 +101,13 @@ class RowsModel(QAbstractTableModel):
 
     def find(self, predicate: Callable[[Any], bool]) -> int:
         return next((i for i, r in enumerate(self.rows) if predicate(r)), -1)
+
+    def replace_row(self, predicate: Callable[[Any], bool], row: Any) -> None:
+        i = self.find(predicate)
+        if i >= 0:
+            self.rows[i] = row
+            for c, item in enumerate(self._items(row)):
+                self.setItem(i, c, item)
 
 
 class LazyRowsModel(RowsModel):
@@ -121,13 +128,10 @@ class LazyRowsModel(RowsModel):
         self._loading = False
 
     def reset(self, total: int) -> None:
-        self.beginResetModel()
         self.generation += 1
-        self.rows = []
-        self._display.clear()
         self.total = total
         self._loading = False
-        self.endResetModel()
+        self.set_rows([])
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
         return not parent.isValid() and not self._loading and len(self.rows) < self.total
@@ -138,39 +142,44 @@ class LazyRowsModel(RowsModel):
         self._loading = True
         self.page_requested.emit(self.generation, len(self.rows), self.page_size)
 
-    def add_page(self, generation: int, rows: Sequence[Any]) -> bool:
-        """Append a fetched page; False if it belongs to an older generation."""
+    def add_page(
+        self,
+        generation: int,
+        rows: Sequence[Any],
+        cells: Sequence[list[QStandardItem]] | None = None,
+    ) -> bool:
+        """Append a fetched page (with its `cells` if a worker prepared them);
+        False if it belongs to an older generation."""
         if generation != self.generation:
             return False
         self._loading = False
         if not rows:
             self.total = len(self.rows)  # the list shrank under us
             return True
+        # The rows first (filters and sorting read them), then one insertion and
+        # one change for the views.
         first = len(self.rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
         self.rows.extend(rows)
-        self.endInsertRows()
+        self.insertRows(first, len(rows))
+        self._fill(first, cells if cells is not None else self.prepare(rows))
+        last = self.index(first + len(rows) - 1, len(self.columns) - 1)
+        self.dataChanged.emit(self.index(first, 0), last)
         return True
 
     def page_failed(self, generation: int) -> None:
         if generation == self.generation:
             self._loading = False
 
-    def replace_row(self, predicate: Callable[[Any], bool], row: Any) -> None:
-        i = self.find(predicate)
-        if i >= 0:
-            self.rows[i] = row
-            self._display.pop(i, None)
-            self.dataChanged.emit(self.index(i, 0), self.index(i, len(self.columns) - 1))
-
 
 class RowFilterProxy(QSortFilterProxyModel):
-    """Sorts by SORT_ROLE and keeps rows for which every predicate holds."""
+    """Sorts by the columns' sort keys and keeps rows for which every predicate holds.
+
+    Both run in Python, but only when rows arrive, a filter changes or the owner
+    sorts: never while the view paints or scrolls.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
-        self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self._predicates: dict[str, Callable[[Any], bool]] = {}
 
     def set_predicate(self, name: str, predicate: Callable[[Any], bool] | None) -> None:
@@ -190,8 +199,20 @@ class RowFilterProxy(QSortFilterProxyModel):
         if not self._predicates:
             return True
         model = self.sourceModel()
-        row = model.rows[source_row] if isinstance(model, RowsModel) else None
-        return row is None or all(p(row) for p in self._predicates.values())
+        if not isinstance(model, RowsModel) or source_row >= len(model.rows):
+            return True  # a row being appended: its value is not in `rows` yet
+        row = model.rows[source_row]
+        return all(p(row) for p in self._predicates.values())
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        model = self.sourceModel()
+        assert isinstance(model, RowsModel)
+        column = model.columns[left.column()]
+        a, b = model.rows[left.row()], model.rows[right.row()]
+        return bool(column.sort_key(a) < column.sort_key(b))
 
     def row_at(self, proxy_row: int) -> Any:
-        return self.data(self.index(proxy_row, 0), ROW_ROLE)
+        source = self.mapToSource(self.index(proxy_row, 0))
+        model = self.sourceModel()
+        assert isinstance(model, RowsModel)
+        return model.rows[source.row()] if source.isValid() else None

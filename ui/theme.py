@@ -161,6 +161,7 @@ QLabel#muted {{ color: {muted}; }}
 QLabel#emptyTitle {{ font-size: 13pt; font-weight: 600; }}
 QLabel#sectionTitle {{ font-weight: 600; color: {muted}; }}
 QFrame#panel {{ background: {card}; border: 1px solid {border}; border-radius: 8px; }}
+QScrollArea#panelScroll, QWidget#panelBody {{ background: transparent; border: none; }}
 QTableView {{ gridline-color: {border}; selection-background-color: {highlight}; }}
 QHeaderView::section {{
     background: {alt}; padding: 5px 6px; border: none; border-bottom: 1px solid {border};

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import gc
+import importlib
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -22,26 +23,47 @@ from .approval import ApprovalWatcher
 from .context import AppContext
 from .i18n import tr
 from .icons import app_icon, page_icon
-from .pages.agents import AgentsPage
-from .pages.archive import ArchivePage
 from .pages.base import Page
-from .pages.conflicts import ConflictsPage
-from .pages.dashboard import DashboardPage
-from .pages.memories import MemoriesPage
-from .pages.tape import TapePage
-from .pages.vault import VaultPage
 from .tray import Tray
 
-PAGES: tuple[tuple[str, str, type[Page]], ...] = (
-    ("dashboard", "Dashboard", DashboardPage),
-    ("memories", "Memories", MemoriesPage),
-    ("conflicts", "Conflicts", ConflictsPage),
-    ("archive", "Archive", ArchivePage),
-    ("tape", "Tape", TapePage),
-    ("vault", "Vault", VaultPage),
-    ("agents", "Agents", AgentsPage),
+# name, label, and where its class lives: a page's module is imported and the
+# page built the first time it is shown (or asked for), so the first paint
+# pays for one page, not seven.
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("dashboard", "Dashboard", "dashboard:DashboardPage"),
+    ("memories", "Memories", "memories:MemoriesPage"),
+    ("conflicts", "Conflicts", "conflicts:ConflictsPage"),
+    ("archive", "Archive", "archive:ArchivePage"),
+    ("tape", "Tape", "tape:TapePage"),
+    ("vault", "Vault", "vault:VaultPage"),
+    ("agents", "Agents", "agents:AgentsPage"),
 )
 PAGE_NAMES = tuple(p[0] for p in PAGES)
+PREBUILD_PAUSE_MS = 150  # between pages built in the background after the first paint
+
+
+def page_class(name: str) -> type[Page]:
+    where = next(p[2] for p in PAGES if p[0] == name)
+    module, cls = where.split(":")
+    page = getattr(importlib.import_module(f".pages.{module}", __package__), cls)
+    assert issubclass(page, Page)
+    return page
+
+
+class Pages(dict[str, Page]):
+    """The window's pages by name; a page is built when first asked for."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.window = window
+
+    def __missing__(self, name: str) -> Page:
+        if name not in PAGE_NAMES:
+            raise KeyError(name)
+        page = page_class(name)(self.window.ctx)
+        self[name] = page
+        self.window.stack.addWidget(page)
+        return page
 
 
 class MainWindow(QMainWindow):
@@ -58,13 +80,34 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.resize(1200, 780)
         self.setMinimumSize(QSize(900, 600))
-        self.pages: dict[str, Page] = {}
+        self.pages: dict[str, Page] = Pages(self)
+        self._prebuild = QTimer(self)  # a child: it dies with the window
+        self._prebuild.setSingleShot(True)
+        self._prebuild.setInterval(PREBUILD_PAUSE_MS)
+        self._prebuild.timeout.connect(self._prebuild_next)
         self._build(page)
         ctx.nav.page_requested.connect(self.open_page)
         ctx.runner.failed.connect(self._show_error)
         self.tray = Tray(ctx, self) if tray and Tray.available() else None
+        app = QApplication.instance()
+        if self.tray is not None and isinstance(app, QApplication):
+            # With a tray the app outlives its window: Quit (menu, tray, Ctrl+Q) ends it.
+            app.setQuitOnLastWindowClosed(False)
         # Approval prompts pop up on their own; screenshots and most tests go without.
         self.approvals = ApprovalWatcher(ctx, self) if prompts else None
+        # Their first look at the engine waits for the first page's data: the
+        # first paint does not share the workers with them.
+        first = self.current_page()
+
+        def first_loaded() -> None:
+            first.loaded.disconnect(first_loaded)
+            if self.tray is not None:
+                self.tray.refresh()
+            if self.approvals is not None:
+                self.approvals.check()
+            self._prebuild.start()
+
+        first.loaded.connect(first_loaded)
 
     # -- building ---------------------------------------------------------------
 
@@ -80,14 +123,11 @@ class MainWindow(QMainWindow):
         self.sidebar.setIconSize(QSize(18, 18))
         self.stack = QStackedWidget()
         old = self.pages
-        self.pages = {}
-        for name, label, cls in PAGES:
+        self.pages = Pages(self)
+        for name, label, _where in PAGES:
             item = QListWidgetItem(page_icon(name), tr(label))
             item.setData(Qt.ItemDataRole.UserRole, name)
             self.sidebar.addItem(item)
-            widget = cls(self.ctx)
-            self.pages[name] = widget
-            self.stack.addWidget(widget)
         self.sidebar.currentRowChanged.connect(self._on_row)
         lay.addWidget(self.sidebar)
         lay.addWidget(self.stack, 1)
@@ -140,6 +180,15 @@ class MainWindow(QMainWindow):
             act.triggered.connect(lambda _=False, n=name: self.open_page(n, {}))
             self.addAction(act)
 
+    def _prebuild_next(self) -> None:
+        """Build the next page not built yet, one per pause, so that switching to
+        it later is instant (a page loads its data only when shown)."""
+        missing = [name for name in PAGE_NAMES if name not in self.pages]
+        if missing:
+            _ = self.pages[missing[0]]
+            if len(missing) > 1:
+                self._prebuild.start()
+
     # -- navigation -------------------------------------------------------------
 
     def current_page(self) -> Page:
@@ -176,6 +225,7 @@ class MainWindow(QMainWindow):
         assert isinstance(app, QApplication)
         theme.apply_fonts(app, i18n.current_language())
         self._build(name)
+        self._prebuild.start()
         if self.tray is not None:
             self.tray.retranslate()
         self.language_changed.emit(i18n.current_language())
@@ -188,6 +238,7 @@ class MainWindow(QMainWindow):
         current = self.stack.currentWidget()
         name = next((n for n, p in self.pages.items() if p is current), "dashboard")
         self._build(name)  # plots take their colours at build
+        self._prebuild.start()
 
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
@@ -198,6 +249,11 @@ class MainWindow(QMainWindow):
             page.dispose()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.tray is not None:
-            self.tray.hide()
+        if self.tray is not None and self.tray.isVisible():
+            # Closing the window hides it; the app keeps serving its agents and the
+            # tray keeps counting requests and conflicts.
+            event.ignore()
+            self.hide()
+            self.tray.window_closed()
+            return
         super().closeEvent(event)

@@ -14,8 +14,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
-
 from app.arbiter.base import ACTIONS, Action, Candidate, Decision, Neighbour
 from app.arbiter.offline import OfflineArbiter
 
@@ -57,6 +55,8 @@ class LLMArbiter:
 
     def decide(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
         """Ask the model; on any failure return a non-destructive fallback naming the cause."""
+        import httpx  # here, not at import: only LLM arbiters need it
+
         if not neighbours:
             return Decision("add", None, "no existing memory to compare with", self.name)
         try:
@@ -77,6 +77,8 @@ class LLMArbiter:
         return "\n".join(lines)
 
     def _ask(self, prompt: str) -> str:
+        import httpx
+
         body = {
             "model": self.model,
             "temperature": 0,

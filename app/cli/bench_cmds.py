@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -85,16 +86,24 @@ def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
 @bench.command("lifecycle")
 @click.option("--memories", type=click.IntRange(1000), default=100_000, show_default=True)
 @click.option("--quick", is_flag=True, help="10,000 memories and fewer samples: a smoke run.")
+@click.option("--samples", type=click.IntRange(2), default=200, show_default=True,
+              help="remember calls timed per figure.")  # fmt: skip
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the built home here and copy it on later runs (building takes minutes).",
+)
 @json_option
 @pass_state
-def lifecycle(state: State, memories: int, quick: bool) -> None:
+def lifecycle(state: State, memories: int, quick: bool, samples: int, cache: Path | None) -> None:
     """remember with confrontation (p95) and a health snapshot at 100,000 memories."""
     from ..benchmarks.lifecycle import format_report, run
 
     report = run(
         memories=10_000 if quick else memories,
-        samples=40 if quick else 200,
+        samples=40 if quick else samples,
         progress=lambda msg: click.echo(msg, err=True),
+        cache=cache,
     )
     if state.as_json:
         emit_json(report)  # a dataclass: figures and decision counts

@@ -246,6 +246,11 @@ def distill(state: State, agent: str, max_entries: int | None) -> None:
             f"{report.candidates} candidates, {report.refused} refused by the gate, "
             f"{report.skipped} skipped; watermark at entry #{report.watermark}."
         )
+        if report.pending:
+            click.echo(
+                f"  {report.pending} newer entries wait for a later run (a turn still in "
+                "progress, the --max-entries budget, or an error)."
+            )
         for r in report.results:
             m = r.memory
             text = clip(m.text, 60) if m else ""

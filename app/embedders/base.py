@@ -39,6 +39,14 @@ class Embedder(Protocol):
         ...
 
 
+def queries_are_documents(embedder: object) -> bool:
+    """Whether `embedder` embeds a query exactly as a document of the same text (an
+    optional ``queries_are_documents = True`` attribute says so; e5's prefixes differ).
+    Then a vector computed for one use serves the other: a remembered candidate's query
+    vector is the one the indexer would compute for the stored memory."""
+    return bool(getattr(embedder, "queries_are_documents", False))
+
+
 class EmbedderError(RuntimeError):
     """An embedder could not produce vectors; the message says what to do about it."""
 

@@ -39,6 +39,8 @@ def features(text: str) -> list[str]:
 class HashingEmbedder:
     """Deterministic bag of hashed character n-grams (test-only; see the module docstring)."""
 
+    queries_are_documents = True
+
     def __init__(self, dim: int = 64) -> None:
         self.dim = dim
         self.name = f"hashing-{dim}"

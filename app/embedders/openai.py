@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import numpy as np
 
 from app.embedders.base import EmbedderError, Vectors, normalise
+
+if TYPE_CHECKING:
+    import httpx
 
 # Servers cap the inputs of one request (OpenAI: 2,048); small batches also keep one slow
 # request from holding the indexer for long.
@@ -41,6 +43,8 @@ class OpenAIEmbedder:
         dim: the expected dimension; when omitted, one probe request learns it.
     """
 
+    queries_are_documents = True  # one endpoint call for both, no prefixes
+
     def __init__(
         self,
         base_url: str,
@@ -54,6 +58,8 @@ class OpenAIEmbedder:
         self.url = embeddings_url(base_url)
         self._dim = dim
         self._lock = threading.Lock()
+        import httpx  # here, not at import: only this embedder needs it
+
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers)
 
@@ -83,6 +89,8 @@ class OpenAIEmbedder:
         self._client.close()
 
     def _embed(self, texts: list[str]) -> Vectors:
+        import httpx
+
         try:
             response = self._client.post(self.url, json={"model": self.model, "input": texts})
         except httpx.TimeoutException as exc:

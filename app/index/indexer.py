@@ -114,16 +114,19 @@ class _Run:
                 batch = [i for i in items if i.kind == kind]
                 if not batch:
                     continue
-                parts = [
-                    model.embed_documents([i.text for i in batch[a : a + EMBED_BATCH]])
-                    for a in range(0, len(batch), EMBED_BATCH)
-                ]
-                index.upsert(
-                    kind,
-                    [i.id for i in batch],
-                    np.vstack(parts),
-                    [i.agent_id for i in batch],
-                )
+                matrix = np.zeros((len(batch), int(model.dim)), dtype=np.float32)
+                # A memory just remembered was embedded as its own neighbour query.
+                todo = []
+                for n, item in enumerate(batch):
+                    known = self.svc.known_vector(model, item.text)
+                    if known is None:
+                        todo.append(n)
+                    else:
+                        matrix[n] = known
+                for a in range(0, len(todo), EMBED_BATCH):
+                    rows_at = todo[a : a + EMBED_BATCH]
+                    matrix[rows_at] = model.embed_documents([batch[n].text for n in rows_at])
+                index.upsert(kind, [i.id for i in batch], matrix, [i.agent_id for i in batch])
 
     def delete(self, gone: Sequence[tuple[str, int]]) -> None:
         """Remove vectors from every model's collections (active, target, any other)."""

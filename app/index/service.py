@@ -145,6 +145,19 @@ class RetrievalService:
             return 0.1
         return MIN_SIMILARITY.get(name, DEFAULT_MIN_SIMILARITY)
 
+    def known_vector(self, embedder: Embedder, body: str) -> Vectors | None:
+        """The vector of `body` this process already computed as a query (issue 4: a
+        remembered candidate was embedded to find its neighbours), when `embedder`
+        embeds queries and documents alike; else None. Lets the indexer store a new
+        memory without embedding it a second time. In memory only: after a restart
+        or a model change the row is simply embedded again."""
+        from ..embedders import queries_are_documents
+
+        if not queries_are_documents(embedder):
+            return None
+        with self._lock:
+            return self._queries.get((embedder.name, body))
+
     # -- the vector index ----------------------------------------------------------
 
     @property

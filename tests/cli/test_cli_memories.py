@@ -259,6 +259,9 @@ def test_memory_edit_makes_a_new_version(ready, run_json, entry: int) -> None:
     ]
     assert "Versions:" in ready("memory", "show", str(made["id"])).stdout
     fails(ready("memory", "edit", str(made["id"]), "  ", ok=False), 2, "forget")
+    for credential in ("数据库密码是 hunter2hunter2", "token sk-abcdefghijklmnopqrstuvwxyz123456"):
+        fails(ready("memory", "edit", str(made["id"]), credential, ok=False), 4, "vault")
+    assert run_json("memory", "show", str(made["id"]))["memory"]["version"] == 2
     fails(ready("memory", "edit", "999", "x", ok=False), 3, "No memory 999")
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from app import Engine
 from app.clock import ManualClock
+from app.embedders import HashingEmbedder, Vectors
 from tests.llm_server import chat_server, user_prompt
 
 SUPERSEDE = {
@@ -155,6 +158,16 @@ def test_neighbours_are_the_same_agents_only(cc: Engine) -> None:
     assert cc.conflicts() == []
 
 
+def test_neighbours_are_found_behind_many_better_matches_of_other_agents(cc: Engine) -> None:
+    cc.add_agent("other")
+    for i in range(45):  # they rank above cc's memory in the shared full-text index
+        cc.remember("other", f"用户不喜欢深色模式，用户不喜欢深色模式 {i}。", "preference")
+    mine = cc.remember("cc", "用户喜欢深色模式。", "preference").memory
+    assert mine is not None
+    result = cc.remember("cc", "用户不喜欢深色模式。", "preference")
+    assert (result.decision, result.target_id) == ("conflict", mine.id)
+
+
 def test_superseded_memories_are_not_neighbours(cc: Engine) -> None:
     old, new, cat = SUPERSEDE["en"]
     retired = cc.remember("cc", old, cat).memory
@@ -269,3 +282,42 @@ def test_a_failing_index_leaves_full_text_neighbours(cc: Engine) -> None:
     cc._runtime.services["retrieval"] = FixedIndex(m.id, 0.9, fail=True)
     result = cc.remember("cc", new, cat)
     assert (result.decision, result.target_id) == ("conflict", m.id)
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The test embedder, recording what it was asked to embed."""
+
+    def __init__(self, *, symmetric: bool) -> None:
+        super().__init__(64)
+        self.queries_are_documents = symmetric  # type: ignore[misc]
+        self.documents: list[str] = []
+        self.asked: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.documents.extend(texts)
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        self.asked.append(text)
+        return super().embed_query(text)
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_the_candidate_is_embedded_once(home: Path, clock: ManualClock, symmetric: bool) -> None:
+    embedder = CountingEmbedder(symmetric=symmetric)
+    with Engine.open(home, create=True, clock=clock, embedder=embedder) as eng:
+        eng.add_agent("cc")
+        eng.remember("cc", "The backend is written in Go.", "project_fact")
+        eng.run_indexer()
+        embedder.documents.clear()
+        body = "王芳对花生过敏，订餐时要避开。"
+        result = eng.remember("cc", body, "project_fact")
+        assert result.decision == "add" and result.memory is not None
+        assert embedder.asked == [body]  # once, for its vector neighbours
+        assert eng.run_indexer().embedded == 1
+        # a model that embeds queries like documents hands that vector to the index; one
+        # with query and passage prefixes (e5) embeds the memory as a document
+        assert embedder.documents == ([] if symmetric else [body])
+        hit = eng.search("cc", body, mode="semantic").hits[0]
+        assert hit.id == result.memory.id and embedder.asked == [body]  # cached query
+        assert eng.health("cc").unembedded == 0

@@ -108,3 +108,26 @@ def test_command_line_refuses_a_missing_home(tmp_path: Path, qapp, english, caps
 def test_version(capsys) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("tapemind-desktop 0.1.0")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_command_line_screenshot_of_the_review_dialog(
+    demo_home: Path, tmp_path: Path, qapp, english, lang: str
+) -> None:
+    out = tmp_path / f"review-{lang}.png"
+    args = ["--home", str(demo_home), "--review", "--lang", lang, "--size", "1000x640"]
+    assert main([*args, "--screenshot", str(out)]) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1000, 640)  # the dialog, at the size asked
+    colours = {image.pixel(x, y) for x in range(0, 1000, 31) for y in range(0, 640, 23)}
+    assert len(colours) > 5
+    i18n.install_language("en")
+
+
+def test_review_screenshot_needs_an_open_conflict(tmp_path: Path, qapp, english) -> None:
+    from app import Engine
+
+    Engine.open(tmp_path / "empty", create=True).close()
+    out = tmp_path / "review.png"
+    assert main(["--home", str(tmp_path / "empty"), "--review", "--screenshot", str(out)]) == 1
+    assert not out.exists()

@@ -95,6 +95,7 @@ class ArchivePage(Page):
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setModel(self.proxy)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the engine's order first
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

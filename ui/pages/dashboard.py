@@ -58,7 +58,7 @@ class DashboardPage(Page):
         specs = [
             ("memories", "Memories", "memories", {"status": "active"}),
             ("never_recalled", "Never recalled", "memories", {"never_recalled": True}),
-            ("conflicts", "Open conflicts", "conflicts", {}),
+            ("conflicts", "Open conflicts", "conflicts", {"review": True}),
             ("unembedded", "Unembedded", "memories", {}),
             ("archived", "Archived", "archive", {}),
             ("secrets", "Secrets pending approval", "vault", {}),

@@ -22,50 +22,17 @@ from PySide6.QtWidgets import (
 
 from ..dialogs import ConfirmDialog, TextEditDialog
 from ..i18n import tr
-from ..tablemodels import Column, LazyRowsModel, RowFilterProxy
-from ..widgets import fmt_time, one_line, title_label
+from ..tablemodels import LazyRowsModel, RowFilterProxy
+from ..widgets import one_line, title_label
 from .base import Page
 from .memory_detail import MemoryDetailPane
+from .memory_rows import MEMORY_COLUMNS, fetch_page, load_head, search_page
 
 CATEGORIES = ("preference", "project_fact", "task_outcome", "lesson")
 STATUSES = ("active", "archived", "superseded", "forgotten")
 SEARCH_DEBOUNCE_MS = 250
-SEARCH_LIMIT = 200  # the engine's page limit for one search
 AUTO_FILL_ROWS = 50  # a client-side filter keeps loading pages until this many rows show…
 AUTO_FILL_LIMIT = 5000  # …or this many are loaded (then scrolling loads more)
-
-MEMORY_COLUMNS = (
-    Column("ID", lambda m: str(m.id), lambda m: m.id, align_right=True),
-    Column("Category", lambda m: tr(m.category)),
-    Column(
-        "Text",
-        lambda m: one_line(m.text) if m.text else tr("(forgotten)"),
-        tooltip=lambda m: m.text[:1000],
-    ),
-    Column("Importance", lambda m: f"{m.importance:.2f}", lambda m: m.importance, True),
-    Column("Recalls", lambda m: str(m.recall_count), lambda m: m.recall_count, True),
-    Column("Uses", lambda m: str(m.use_count), lambda m: m.use_count, True),
-    Column("Status", lambda m: tr(m.status)),
-    Column("Updated", lambda m: fmt_time(m.updated_at), lambda m: m.updated_at.timestamp()),
-)
-
-
-def load_head(engine: Any, agent: str | None, category: str | None, status: str | None):
-    """(agent names, the agent shown, how many memories match) — worker side."""
-    names = [a.name for a in engine.agents()]
-    if agent not in names:
-        agent = names[0] if names else None
-    total = engine.count_memories(agent, category=category, status=status) if agent else 0
-    return names, agent, total
-
-
-def search_memories(engine: Any, agent: str, query: str, category: Any, status: Any) -> list[Any]:
-    """The best hybrid-search hits as memories, best first (worker side)."""
-    result = engine.search(
-        agent, query, scope="memories", category=category, status=status, limit=SEARCH_LIMIT
-    )
-    hits = getattr(result, "hits", result)
-    return [h.memory for h in hits if getattr(h, "memory", None) is not None]
 
 
 class MemoriesPage(Page):
@@ -124,6 +91,7 @@ class MemoriesPage(Page):
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setModel(self.proxy)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -131,6 +99,8 @@ class MemoriesPage(Page):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(28)
+        # One height for every row: the view never measures a row's contents.
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -265,8 +235,9 @@ class MemoriesPage(Page):
             self.searching = True
             self.model.reset(0)
             self.ctx.runner.read(
-                search_memories,
+                search_page,
                 self.ctx.engine,
+                self.model,
                 agent,
                 query,
                 category,
@@ -282,40 +253,53 @@ class MemoriesPage(Page):
         else:
             self.model.fetchMore()
 
-    def _search_loaded(self, rows: list[Any]) -> None:
+    def _search_loaded(self, page: tuple[list[Any], list[Any]]) -> None:
+        rows, cells = page
         self.model.reset(len(rows))
-        self._page_loaded(self.model.generation, rows)
+        self._page_loaded(self.model.generation, rows, cells)
 
     def _fetch_page(self, generation: int, offset: int, limit: int) -> None:
         if self.agent is None:
             return
         category, status = self.filters()
         self.ctx.runner.read(
-            self.ctx.engine.memories,
+            fetch_page,
+            self.ctx.engine,
+            self.model,
             self.agent,
-            category=category,
-            status=status,
-            limit=limit,
-            offset=offset,
-            on_result=lambda rows, g=generation: self._page_loaded(g, rows),
+            category,
+            status,
+            limit,
+            offset,
+            on_result=lambda page, g=generation: self._page_loaded(g, *page),
             on_error=lambda _e, g=generation: self.model.page_failed(g),
         )
 
-    def _page_loaded(self, generation: int, rows: list[Any]) -> None:
+    def _page_loaded(self, generation: int, rows: list[Any], cells: Any = None) -> None:
         first = not self.model.rows
-        if not self.model.add_page(generation, rows):
+        if not self.model.add_page(generation, rows, cells):
             return
         if first and rows:
-            for col in (0, 1, 3, 4, 5, 6, 7):  # the text column takes the rest
-                self.table.resizeColumnToContents(col)
-                self.table.setColumnWidth(col, min(self.table.columnWidth(col), 150))
+            self._fit_columns(rows[0])
         self._update_count()
         if self._wants_more():
             self.model.fetchMore()
             return
-        # The load ends with the selected memory's detail drawn (or nothing selected).
-        if not self._reselect() and self._loading:
+        # A load ends with the selected memory's detail drawn (or nothing selected);
+        # pages that scrolling brings in leave the selection alone.
+        if self._loading and not self._reselect():
             self._finish_load()
+
+    def _fit_columns(self, row: Any) -> None:
+        """Size the narrow columns to their header and a typical value (the text
+        column takes the rest); measured once, never from every row."""
+        metrics = self.table.fontMetrics()
+        known = {1: CATEGORIES, 6: STATUSES}  # every value these columns can show
+        for col in (0, 1, 3, 4, 5, 6, 7):
+            column = MEMORY_COLUMNS[col]
+            values = [tr(v) for v in known[col]] if col in known else [column.display(row)]
+            wide = max(metrics.horizontalAdvance(v) for v in [tr(column.header), *values])
+            self.table.setColumnWidth(col, min(wide + 28, 150))
 
     def _wants_more(self) -> bool:
         return (

@@ -199,6 +199,7 @@ class VaultPage(Page):
         self.model = RowsModel(SECRET_COLUMNS, self)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)

@@ -16,6 +16,14 @@
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
+        <source>&amp;Merge…</source>
+        <translation>合并(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Review…</source>
+        <translation>审查(&amp;R)…</translation>
+    </message>
+    <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -88,12 +96,16 @@
         <translation>智能体</translation>
     </message>
     <message>
-        <source>Agent {agent} · open for {age} · {pos} of {n}</source>
-        <translation>智能体 {agent} · 已等待 {age} · 第 {pos} / {n} 个</translation>
+        <source>Agent {agent} · open for {age}</source>
+        <translation>智能体 {agent} · 已等待 {age}</translation>
     </message>
     <message>
         <source>Agents</source>
         <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Agents can still reach their memories. Open the app or quit from this icon.</source>
+        <translation>智能体仍可访问它们的记忆。可从此图标打开应用或退出。</translation>
     </message>
     <message>
         <source>All</source>
@@ -140,8 +152,8 @@
         <translation>仲裁器</translation>
     </message>
     <message>
-        <source>Arbiter's reason: {reason}</source>
-        <translation>仲裁理由：{reason}</translation>
+        <source>Arbiter's reason</source>
+        <translation>仲裁理由</translation>
     </message>
     <message>
         <source>Archive</source>
@@ -180,8 +192,16 @@
         <translation>为新保险库设置口令：</translation>
     </message>
     <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
         <source>Confidence</source>
         <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Conflict {pos} of {n}</source>
+        <translation>冲突 {pos} / {n}</translation>
     </message>
     <message>
         <source>Conflicts</source>
@@ -212,12 +232,16 @@
         <translation>拒绝</translation>
     </message>
     <message>
+        <source>Double-click a conflict (or select it and press Enter) to review it side by side.</source>
+        <translation>双击一个冲突（或选中后按回车）即可并排审查。</translation>
+    </message>
+    <message>
         <source>Edit memory #{id}</source>
         <translation>编辑记忆 #{id}</translation>
     </message>
     <message>
-        <source>Edit the merged text; both memories are replaced by it.</source>
-        <translation>编辑合并后的内容；两条记忆都将被它取代。</translation>
+        <source>Edit the merged text; both memories are replaced by it. Ctrl+Enter saves.</source>
+        <translation>编辑合并后的内容；两条记忆都将被它取代。按 Ctrl+Enter 保存。</translation>
     </message>
     <message>
         <source>Edit…</source>
@@ -230,6 +254,10 @@
     <message>
         <source>Embedder (whole home)</source>
         <translation>向量模型（整个数据目录）</translation>
+    </message>
+    <message>
+        <source>Every conflict in the queue is settled.</source>
+        <translation>队列中的冲突都已裁决。</translation>
     </message>
     <message>
         <source>Every secret is encrypted again under a new key.</source>
@@ -304,16 +332,16 @@
         <translation>它的值和授权将被删除，待处理的请求将被拒绝。</translation>
     </message>
     <message>
-        <source>Keep both</source>
-        <translation>两者都保留</translation>
+        <source>Keep &amp;both</source>
+        <translation>两者都保留(&amp;B)</translation>
     </message>
     <message>
-        <source>Keep new</source>
-        <translation>保留新的</translation>
+        <source>Keep &amp;new</source>
+        <translation>保留新的(&amp;N)</translation>
     </message>
     <message>
-        <source>Keep old</source>
-        <translation>保留旧的</translation>
+        <source>Keep &amp;old</source>
+        <translation>保留旧的(&amp;O)</translation>
     </message>
     <message>
         <source>Key store: {where} · {n} secrets · {g} active grants</source>
@@ -352,16 +380,16 @@
         <translation>合并为一条记忆</translation>
     </message>
     <message>
-        <source>Merge…</source>
-        <translation>合并…</translation>
-    </message>
-    <message>
         <source>Mode</source>
         <translation>模式</translation>
     </message>
     <message>
         <source>Name</source>
         <translation>名称</translation>
+    </message>
+    <message>
+        <source>Ne&amp;xt ▶</source>
+        <translation>下一个(&amp;X) ▶</translation>
     </message>
     <message>
         <source>Never recalled</source>
@@ -372,8 +400,8 @@
         <translation>新记忆</translation>
     </message>
     <message>
-        <source>Next ▶</source>
-        <translation>下一个 ▶</translation>
+        <source>Next conflict (Alt+Right)</source>
+        <translation>下一个冲突（Alt+→）</translation>
     </message>
     <message>
         <source>No agents yet</source>
@@ -420,6 +448,10 @@
         <translation>未解决冲突：{n}</translation>
     </message>
     <message>
+        <source>Open for</source>
+        <translation>已等待</translation>
+    </message>
+    <message>
         <source>Open the tape around this entry</source>
         <translation>打开该条目附近的磁带</translation>
     </message>
@@ -446,6 +478,10 @@
     <message>
         <source>Pick an entry to read it in full.</source>
         <translation>选择一个条目以查看全文。</translation>
+    </message>
+    <message>
+        <source>Previous conflict (Alt+Left)</source>
+        <translation>上一个冲突（Alt+←）</translation>
     </message>
     <message>
         <source>Quit</source>
@@ -516,6 +552,10 @@
         <translation>查看…</translation>
     </message>
     <message>
+        <source>Review conflict</source>
+        <translation>审查冲突</translation>
+    </message>
+    <message>
         <source>Reviewer</source>
         <translation>审查</translation>
     </message>
@@ -552,8 +592,16 @@
         <translation>保存设置</translation>
     </message>
     <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
         <source>Saving makes a new version; the old text stays in the history.</source>
         <translation>保存会生成新版本；旧内容保留在历史中。</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
     </message>
     <message>
         <source>Search memories…</source>
@@ -624,8 +672,16 @@
         <translation>Tapemind 记忆磁带</translation>
     </message>
     <message>
+        <source>Tapemind is still running</source>
+        <translation>Tapemind 仍在运行</translation>
+    </message>
+    <message>
         <source>Text</source>
         <translation>内容</translation>
+    </message>
+    <message>
+        <source>The merged text is empty; nothing was changed.</source>
+        <translation>合并后的内容为空；没有做任何更改。</translation>
     </message>
     <message>
         <source>The value is shown on screen until you close this window. The read is audited.</source>
@@ -792,12 +848,20 @@
         <translation>已遗忘</translation>
     </message>
     <message>
+        <source>importance {value}</source>
+        <translation>重要度 {value}</translation>
+    </message>
+    <message>
         <source>index up to date</source>
         <translation>索引已是最新</translation>
     </message>
     <message>
         <source>keyring</source>
         <translation>系统钥匙串</translation>
+    </message>
+    <message>
+        <source>learned {time}</source>
+        <translation>记住于 {time}</translation>
     </message>
     <message>
         <source>lesson</source>
@@ -848,10 +912,6 @@
         <translation>一次</translation>
     </message>
     <message>
-        <source>open for {age}</source>
-        <translation>已等待 {age}</translation>
-    </message>
-    <message>
         <source>passphrase</source>
         <translation>口令</translation>
     </message>
@@ -862,6 +922,10 @@
     <message>
         <source>project_fact</source>
         <translation>项目事实</translation>
+    </message>
+    <message>
+        <source>raised by the {arbiter} arbiter</source>
+        <translation>由 {arbiter} 仲裁器提出</translation>
     </message>
     <message>
         <source>recalled by no agent yet</source>
@@ -976,6 +1040,14 @@
         <translation>{n} 分钟</translation>
     </message>
     <message>
+        <source>{n} open</source>
+        <translation>{n} 个待处理</translation>
+    </message>
+    <message>
+        <source>{n} requests wait for your answer.</source>
+        <translation>{n} 个请求等待你的答复。</translation>
+    </message>
+    <message>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
     </message>
@@ -992,8 +1064,8 @@
         <translation>显示 {shown} / 共 {total} 条记忆</translation>
     </message>
     <message>
-        <source>◀ Previous</source>
-        <translation>◀ 上一个</translation>
+        <source>◀ &amp;Previous</source>
+        <translation>◀ 上一个(&amp;P)</translation>
     </message>
 </context>
 </TS>

@@ -1,0 +1,200 @@
+"""A candidate memory's nearest active memories, for confrontation at write time.
+
+Full-text and vector neighbours are fused (`search.fuse`), so unembedded memories count.
+The vector half (the candidate's embedding and the HNSW query) runs on a worker thread
+while this thread ranks full-text neighbours: numpy, chromadb and SQLite's FTS5 ranking
+release the GIL, so the two overlap on a second core.
+
+Full-text neighbours: the candidate's Latin words and CJK bigrams, each on its own and
+OR-ed, restricted to the rarest within a postings budget (document frequencies from
+fts5vocab), ranked by bm25.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from sqlmodel import Session
+
+from .arbiter import Neighbour
+from .arbiter.evaluate import fulltext_overlap
+from .db.store import dbapi
+from .runtime import AgentLike, Runtime
+
+log = logging.getLogger(__name__)
+
+NEIGHBOURS = 10
+RANKED = 4 * NEIGHBOURS  # full-text rows ranked before the agent and status filter
+MAX_TERMS = 16
+POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
+DF_CACHE_S = 600.0
+DF_CACHE_MIN = 200
+DF_CACHE_SIZE = 50_000
+
+
+class _VectorWorker:
+    """One thread that asks the vector index for a candidate's neighbours while the
+    caller's thread ranks full-text ones: the embedding and the HNSW query (numpy and
+    chromadb) and SQLite's FTS5 ranking release the GIL, so the two halves overlap on
+    a second core. Closed with the engine (the runtime's services)."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tapemind-neighbours")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+def _vector_neighbours(
+    rt: Runtime, retrieval: Any, arow: AgentLike, body: str
+) -> list[tuple[int, float]]:
+    """(id, cosine) of the active memories nearest to `body`, read in a session of its
+    own (a session is one thread's)."""
+    from .search import Filters  # search imports memories, which imports us
+
+    with rt.read() as s:
+        found = retrieval.semantic_ids(
+            s, arow, "memory", body, Filters(statuses=("active",)), NEIGHBOURS
+        )
+    return [(int(i), float(c)) for i, c in found]
+
+
+def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
+    """The candidate's nearest active memories: full-text and vector lists fused."""
+    from .search import fuse  # search imports memories, which imports us
+
+    retrieval = rt.services.get("retrieval")
+    pending: Future[list[tuple[int, float]]] | None = None
+    if retrieval is not None:
+        worker = rt.services.get("vector_worker")
+        if worker is None:
+            worker = rt.services.setdefault("vector_worker", _VectorWorker())
+        pending = worker.pool.submit(_vector_neighbours, rt, retrieval, arow, body)
+    lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
+    cosines: dict[int, float] = {}
+    if pending is not None:
+        try:
+            lists["semantic"] = pending.result()
+        except Exception:  # the index is derived data: full-text alone still confronts
+            log.exception("vector neighbours failed; confronting with full-text only")
+            lists["semantic"] = []
+        cosines = dict(lists["semantic"])
+    ids = [key for key, _, _ in fuse(lists)[:NEIGHBOURS]]
+    if not ids:
+        return []
+    rows = {
+        int(r[0]): r
+        for r in dbapi(s).execute(
+            "SELECT id, text, category FROM memories WHERE id IN "
+            f"({', '.join(str(int(i)) for i in ids)}) AND status = 'active'"
+        )
+    }
+    return [
+        Neighbour(
+            id=i,
+            text=rows[i][1],
+            category=rows[i][2],
+            similarity=cosines.get(i),
+            fulltext_score=fulltext_overlap(body, rows[i][1]),
+        )
+        for i in ids
+        if i in rows
+    ]
+
+
+def neighbour_terms(body: str) -> list[str]:
+    """FTS terms for a whole candidate sentence: Latin words and CJK bigrams, each on its
+    own (OR-ed), so a paraphrase that shares a few words still matches. Search's query
+    syntax would need a Chinese sentence to appear verbatim, as one phrase."""
+    from .fulltext import _IS_CJK, _words
+
+    terms: list[str] = []
+    for word in _words(body):
+        if _IS_CJK.match(word) and len(word) > 1:
+            terms.extend(word[i : i + 2] for i in range(len(word) - 1))
+        elif _IS_CJK.match(word) or len(word) > 1 or word.isdigit():
+            terms.append(word)
+    unique = list(dict.fromkeys(terms))
+    return unique[:MAX_TERMS]
+
+
+def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, float]]) -> list[str]:
+    """The rarest terms, within a postings budget: they decide bm25's top anyway, and
+    ranking every memory that shares a common word ("user", "用户") would cost tens of
+    milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
+    db = dbapi(s)
+    # Counting a term's documents reads its whole doclist, so common words are costly
+    # to look up: they are also the ones every candidate repeats, hence a cache of the
+    # large counts only. A stale large count only shifts which rare words are picked.
+    now = time.monotonic()
+    if len(cache) > DF_CACHE_SIZE:
+        cache.clear()
+    df: dict[str, int] = {}
+    for term in terms:
+        hit = cache.get(term)
+        if hit is None or now - hit[1] > DF_CACHE_S:
+            found = db.execute(
+                "SELECT doc FROM memory_fts_vocab WHERE term = ?", (term,)
+            ).fetchone()
+            hit = (int(found[0]) if found is not None and found[0] else 0, now)
+            if hit[0] >= DF_CACHE_MIN:  # rare words are cheap to count and change fast
+                cache[term] = hit
+        if hit[0]:
+            df[term] = hit[0]
+    picked: list[str] = []
+    spent = 0
+    for term in sorted(df, key=lambda t: (df[t], t)):
+        if picked and spent + df[term] > POSTINGS_BUDGET:
+            break
+        if not picked and df[term] > 5 * POSTINGS_BUDGET:
+            break  # even the rarest word is everywhere: no lexical signal worth its cost
+        picked.append(term)
+        spent += df[term]
+    return picked
+
+
+def fulltext_neighbours(
+    rt: Runtime, s: Session, arow: AgentLike, body: str
+) -> list[tuple[int, float]]:
+    """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
+    cache: dict[str, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
+    terms = _pick_terms(s, neighbour_terms(body), cache)
+    if not terms:
+        return []
+    # No agent token in the MATCH: the agent is filtered after ranking, and ANDing the
+    # agent's token would merge a doclist as long as the agent's memory count every call.
+    expr = " OR ".join('"' + t + '"' for t in terms)
+    db = dbapi(s)
+    # Rank in FTS5 alone, then look up the best few rows: joining `memories` for every
+    # match (up to POSTINGS_BUDGET rows) cost as much as bm25 itself. Exact: when the
+    # best RANKED rows hold NEIGHBOURS of this agent's active memories, they are its best
+    # NEIGHBOURS; otherwise (other agents, retired memories) the full join answers.
+    ranked = db.execute(
+        "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? "
+        "ORDER BY bm25(memory_fts) LIMIT ?",
+        (expr, RANKED),
+    ).fetchall()
+    if ranked:
+        marks = ", ".join(str(int(i)) for i, _ in ranked)
+        keep = {
+            int(i)
+            for (i,) in db.execute(
+                f"SELECT id FROM memories WHERE id IN ({marks}) AND agent_id = ? "
+                "AND status = 'active'",
+                (arow.id,),
+            )
+        }
+        best = [(int(i), -float(r)) for i, r in ranked if int(i) in keep][:NEIGHBOURS]
+        if len(best) == NEIGHBOURS or len(ranked) < RANKED:
+            return best
+    rows = db.execute(
+        "SELECT m.id, bm25(memory_fts) FROM memory_fts JOIN memories m "
+        "ON m.id = memory_fts.rowid WHERE memory_fts MATCH ? AND m.agent_id = ? "
+        "AND m.status = 'active' ORDER BY bm25(memory_fts) LIMIT ?",
+        (expr, arow.id, NEIGHBOURS),
+    )
+    return [(int(i), -float(r)) for i, r in rows]

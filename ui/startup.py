@@ -1,0 +1,124 @@
+"""Start-up off the GUI thread: open the home while the window is built, serve it after.
+
+The first paint needs Qt, the window and an open engine; it does not need the
+MCP server (uvicorn, the MCP SDK) or the background jobs. So `EngineOpener`
+imports the engine and opens the home (taking the home lock when the app is
+the host) on a thread while the GUI thread imports Qt and builds the window,
+and `HostStarter` starts serving the home on another thread once the
+dashboard has been drawn. Agents can connect a moment after the window shows.
+Nothing here touches widgets.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+# (what, wall clock) along the start-up, printed by --quit-when-drawn for the bench.
+MARKS: list[tuple[str, float]] = []
+
+
+def mark(what: str) -> None:
+    MARKS.append((what, time.time()))
+
+
+def open_engine(home: Path | None, own: bool) -> tuple[Any, Any]:
+    """(engine, lock): the home opened as its owner (`own`, creating it if needed), or
+    plainly (screenshots: no lock, nothing served)."""
+    from app import Engine, HomeError
+
+    if not own:
+        return Engine.open(home), None
+    from app.errors import HomeBusy
+    from app.host.connect import own_home
+
+    try:
+        return own_home(home, role="desktop")
+    except HomeBusy:
+        raise  # another process owns it: say who
+    except HomeError:
+        # Not a home yet: make one (a foreign or newer one is refused here too).
+        Engine.open(home, create=True).close()
+        return own_home(home, role="desktop")
+
+
+class EngineOpener(threading.Thread):
+    """Opens the engine on a thread; `result()` waits and returns it or raises."""
+
+    def __init__(self, home: Path | None, own: bool) -> None:
+        super().__init__(name="tapemind-open", daemon=True)
+        self.home = home
+        self.own = own
+        self._value: tuple[Any, Any] | None = None
+        self._error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self._value = open_engine(self.home, self.own)
+            mark("engine open")
+        except BaseException as exc:  # handed to the GUI thread by result()
+            self._error = exc
+
+    def result(self) -> tuple[Any, Any]:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
+
+
+class HostStarter(threading.Thread):
+    """Serves an owned home (MCP over HTTP, owner RPC, background jobs) from a thread.
+
+    `stop()` waits for the start to finish, then stops the host and releases
+    the lock; if the host never started, it releases the lock itself.
+    """
+
+    def __init__(self, engine: Any, lock: Any, port: int | None = None) -> None:
+        super().__init__(name="tapemind-host", daemon=True)
+        self.engine = engine
+        self.lock = lock
+        self.port = port
+        self.host: Any = None
+        self.error: BaseException | None = None
+        self._stopping = threading.Event()
+        self._begun = False
+
+    def start(self) -> None:
+        """Start serving (from the GUI thread); nothing once `stop()` was called."""
+        if not self._stopping.is_set() and not self._begun:
+            self._begun = True
+            super().start()
+
+    def run(self) -> None:
+        try:
+            from app.host.background import register_default_jobs
+            from app.host.server import Host
+            from app.mcp.snippets import DEFAULT_PORT
+
+            if self._stopping.is_set():
+                return
+            try:
+                # The port the agents' MCP configurations name; another host on
+                # this machine may hold it, then any free port (the lock names it).
+                host = Host(self.engine, self.lock, port=self.port or DEFAULT_PORT)
+            except OSError:
+                host = Host(self.engine, self.lock, port=0)
+            register_default_jobs(host)
+            host.start()
+            self.host = host
+        except BaseException as exc:  # the app keeps working for its owner
+            self.error = exc
+            print(f"tapemind-desktop: the home is not served to agents: {exc}", file=sys.stderr)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self.is_alive():
+            self.join()
+        if self.host is not None:
+            self.host.stop()  # jobs and MCP end; releases the lock
+        else:
+            self.lock.release()
