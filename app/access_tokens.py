@@ -123,3 +123,10 @@ def forget_removed(rt: Runtime) -> None:
     kept = {k: v for k, v in tokens.items() if k in names}
     if kept != tokens:
         _write_file(path, kept)
+
+
+def token_digests(rt: Runtime) -> dict[str, str]:
+    """SHA-256 (hex) of every agent's current token -> the agent's name."""
+    with rt.read() as s:
+        rows = s.exec(select(AgentRow.name, AgentRow.token_hash)).all()
+    return {digest: name for name, digest in rows if digest}

@@ -563,6 +563,13 @@ class Engine:
         """The agent a bearer token belongs to, or None for a wrong or rotated token."""
         return _access_tokens.agent_for_token(self._rt, token)
 
+    # -- MCP host: token check in memory (branch mcpspeed) ----------------------
+
+    def agent_token_digests(self) -> dict[str, str]:
+        """SHA-256 (hex) of every agent's current MCP token -> agent name; the host
+        checks bearer tokens against these in memory."""
+        return _access_tokens.token_digests(self._rt)
+
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
 from . import access_tokens as _access_tokens  # noqa: E402

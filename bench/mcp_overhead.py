@@ -1,6 +1,6 @@
 """MCP overhead of a `context` call over loopback HTTP (see app/benchmarks/mcp_overhead.py).
 
-python bench/mcp_overhead.py [--calls 200] [--memories 150]
+python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
 """
 
 from __future__ import annotations

@@ -1,15 +1,26 @@
 """What MCP over loopback HTTP adds to a `context` call, for 1 agent and 8 at once.
 
-The same calls are timed twice on the same home: straight into the Engine
-(in this process, 1 thread or 8 threads at once), then as MCP tool calls from
-the SDK's client to a real `tapemind serve` subprocess (1 session, or 8
-sessions of 8 agents at once). Overhead = MCP percentile - direct percentile.
+A real `tapemind serve` owns a seeded home (8 agents, their memories embedded, so
+the host's indexer is idle and every call takes the full hybrid route). Each
+agent is its own client process with its own bearer token, driving the SDK's
+MCP client; 1 agent, then 8 agents calling at the same moment. For every call:
 
-On a busy machine wall times are mostly waiting for a CPU, so the CPU time
-each call costs is printed too (host + client processes, from /proc, Linux):
-MCP CPU per call - direct CPU per call is what the protocol itself adds.
+    overhead = round-trip time seen by the client - the engine's time for that call
 
-python bench/mcp_overhead.py [--calls 200] [--memories 150]
+where the engine's time is measured in the host around the engine call and sent
+back in the result's `_meta` (`tapemind/engine_ms`). Both protocol eras are
+measured with the SDK's client: 2026-07-28 (one stateless POST per call, its
+default) and the handshake era (an `initialize`d session, what Claude Code and
+most clients speak today); then "plain HTTP", the 2026-07-28 POSTs from a minimal
+client (app/benchmarks/mcp_raw_client.py), whose overhead is nearly all the host's.
+
+On a busy machine wall times are mostly waiting for a CPU, so CPU times are
+printed too: host and client processes per call (from /proc, Linux; the host's
+includes the engine), and the MCP stack's own CPU per call with the engine left
+out (app/benchmarks/mcp_server_cpu.py), which holds whatever the load.
+
+python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
+                             [--protocol 2026-07-28|handshake|plain HTTP|all]
 """
 
 from __future__ import annotations
@@ -17,20 +28,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import anyio
-import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
+import httpx
 
 from ..engine import Engine
+from .common import drain_index
+from .mcp_server_cpu import server_cpu_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = [f"agent{i}" for i in range(8)]
@@ -43,19 +54,36 @@ FACTS = [
     "{p} 的 CI 需要 Python 3.{n}",
 ]
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
+# label -> the SDK client's mode (Client(mode=...)), or "raw": app/benchmarks/mcp_raw_client.py
+PROTOCOLS = {"2026-07-28": "2026-07-28", "handshake": "legacy", "plain HTTP": "raw"}
+ENGINE_MS = "tapemind/engine_ms"
+TOKEN_ENV = "TAPEMIND_BENCH_TOKEN"
+WARM_UP_CALLS = 5
 
 
-def seed(home: Path, memories: int) -> dict[str, str]:
+def seed(home: Path, memories: int) -> None:
+    """8 agents with `memories` memories each (en + zh), sourced from the tape, all embedded."""
     with Engine.open(home, create=True) as engine:
-        tokens = {}
         for name in AGENTS:
             engine.add_agent(name)
             for i in range(memories):
                 text = FACTS[i % len(FACTS)].format(p=f"project-{i // len(FACTS)}", n=i)
                 ids = engine.append(name, [{"thread": f"t{i % 5}", "role": "user", "text": text}])
                 engine.remember(name, text, "project_fact", sources=ids.ids, thread=f"t{i % 5}")
-            tokens[name] = engine.agent_token(name).token
-        return tokens
+            engine.agent_token(name)
+        drain_index(engine)
+
+
+def prepare_home(target: Path, memories: int, cache: Path | None) -> None:
+    """Seed `target`, or copy a home seeded earlier with the same size from `cache`."""
+    cached = cache / f"home-{memories}" if cache else None
+    if cached is not None and (cached / "tapemind.db").exists():
+        shutil.copytree(cached, target)
+        return
+    seed(target, memories)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(target, cached)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -63,7 +91,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def host_cpu_s(pid: int) -> float:
+def cpu_s(pid: int) -> float:
     """User + system CPU seconds of process `pid` (Linux /proc; 0 elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -72,133 +100,211 @@ def host_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def direct(home: Path, agents: list[str], calls: int) -> list[float]:
-    """Milliseconds per engine.context call, `len(agents)` threads at once."""
-    times: list[float] = []
-    lock = threading.Lock()
-    with Engine.open(home) as engine:
-
-        def run(agent: str) -> None:
-            mine = []
-            for n in range(calls):
-                start = time.perf_counter()
-                engine.context(agent, thread=f"t{n % 5}", query=QUERIES[n % len(QUERIES)])
-                mine.append((time.perf_counter() - start) * 1000)
-            with lock:
-                times.extend(mine)
-
-        threads = [threading.Thread(target=run, args=(a,)) for a in agents]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    return times
+def load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
 
 
-async def over_mcp(url: str, tokens: dict[str, str], agents: list[str], calls: int) -> list[float]:
-    """Milliseconds per `context` tool call, one MCP session per agent, all at once."""
-    times: list[float] = []
-
-    async def run(agent: str) -> None:
-        headers = {"Authorization": f"Bearer {tokens[agent]}"}
-        async with (
-            httpx2.AsyncClient(headers=headers, timeout=60) as http,
-            Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
-        ):
-            await client.call_tool("context", {"query": "warm up"})
-            for n in range(calls):
-                args = {"thread": f"t{n % 5}", "query": QUERIES[n % len(QUERIES)]}
-                start = time.perf_counter()
-                result = await client.call_tool("context", args)
-                times.append((time.perf_counter() - start) * 1000)
-                if result.is_error:
-                    raise RuntimeError(str(result.content[0]))
-
-    async with anyio.create_task_group() as tg:
-        for agent in agents:
-            tg.start_soon(run, agent)
-    return times
+# -- the host -------------------------------------------------------------------------
 
 
 def start_host(home: Path) -> tuple[subprocess.Popen[str], str]:
+    """`tapemind serve` on a free port; returns once its start-up jobs have all run once."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    argv = [sys.executable, "-c", "from app.cli.main import main; main()"]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from app.cli.main import main; main()",
-            "--home",
-            str(home),
-            "serve",
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
+        [*argv, "--home", str(home), "serve", "--port", "0"],
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
-            note = json.loads((home / ".lock").read_text())
-            if note.get("url") and (home / "host-owner.token").exists():
-                return proc, str(note["url"])
-        except (OSError, ValueError):
+            url = str(json.loads((home / ".lock").read_text())["url"])
+            owner = (home / "host-owner.token").read_text()
+            jobs = httpx.post(
+                f"{url}/rpc/jobs", headers={"Authorization": f"Bearer {owner}"}, timeout=10
+            ).json()["result"]
+            if all(job["runs"] > 0 for job in jobs):
+                return proc, url
+        except (OSError, ValueError, KeyError, httpx.HTTPError):
             pass
-        time.sleep(0.05)
+        if proc.poll() is not None:
+            errors = proc.stderr.read() if proc.stderr else ""
+            raise RuntimeError(f"the host did not start: {errors}")
+        time.sleep(0.1)
     proc.kill()
     raise RuntimeError("the host did not start")
+
+
+# -- the clients ----------------------------------------------------------------------
+
+
+async def _client(url: str, mode: str, calls: int, agent_no: int) -> dict[str, Any]:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {os.environ[TOKEN_ENV]}"}
+    rtt: list[float] = []
+    engine: list[float] = []
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=120) as http,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client,
+    ):
+        for n in range(WARM_UP_CALLS):
+            await client.call_tool("context", {"query": QUERIES[(n + agent_no) % len(QUERIES)]})
+        print("ready", flush=True)
+        sys.stdin.readline()  # everyone starts at the same moment
+        cpu_started = time.process_time()
+        for n in range(calls):
+            args = {"thread": f"t{n % 5}", "query": QUERIES[(n + agent_no) % len(QUERIES)]}
+            started = time.perf_counter()
+            result = await client.call_tool("context", args)
+            rtt.append((time.perf_counter() - started) * 1000)
+            if result.is_error or not result.meta or ENGINE_MS not in result.meta:
+                raise RuntimeError(f"context failed: {result.content[0]}")
+            engine.append(float(result.meta[ENGINE_MS]))
+        cpu = time.process_time() - cpu_started
+    return {"rtt": rtt, "engine": engine, "cpu_s": cpu}
+
+
+def client_main(url: str, mode: str, calls: int, agent_no: int) -> None:
+    """One agent's client process: warm up, say ready, wait for the go line, call, report."""
+    import anyio
+
+    if mode == "raw":
+        from .mcp_raw_client import run
+
+        queries = QUERIES[agent_no % len(QUERIES) :] + QUERIES[: agent_no % len(QUERIES)]
+        report = run(url, TOKEN_ENV, queries, calls, WARM_UP_CALLS)
+    else:
+        report = anyio.run(_client, url, mode, calls, agent_no)
+    print(json.dumps(report), flush=True)
+
+
+@dataclass(frozen=True)
+class Round:
+    protocol: str
+    agents: int
+    rtt: list[float]
+    engine: list[float]
+    overhead: list[float]
+    client_cpu_ms: float
+    host_cpu_ms: float
+    load_before: str
+    load_after: str
+
+
+def run_round(
+    url: str, host_pid: int, tokens: dict[str, str], label: str, n: int, calls: int
+) -> Round:
+    """`n` client processes (agents 0..n-1), started together; every call's figures."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    clients = []
+    for i in range(n):
+        argv = [sys.executable, "-m", "app.benchmarks.mcp_overhead", "--client", url]
+        argv += ["--mode", PROTOCOLS[label], "--calls", str(calls), "--agent-no", str(i)]
+        clients.append(
+            subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**env, TOKEN_ENV: tokens[AGENTS[i]]},
+                cwd=ROOT,
+            )
+        )
+    for c in clients:
+        assert c.stdout is not None
+        if c.stdout.readline().strip() != "ready":
+            raise RuntimeError("a benchmark client failed to connect")
+    load_before, host_started = load(), cpu_s(host_pid)
+    for c in clients:
+        assert c.stdin is not None
+        c.stdin.write("go\n")
+        c.stdin.flush()
+    reports = [json.loads(c.communicate(timeout=1800)[0]) for c in clients]
+    host_cpu = cpu_s(host_pid) - host_started
+    rtt = [t for r in reports for t in r["rtt"]]
+    engine = [t for r in reports for t in r["engine"]]
+    total = n * calls
+    return Round(
+        protocol=label,
+        agents=n,
+        rtt=rtt,
+        engine=engine,
+        overhead=[a - b for a, b in zip(rtt, engine, strict=True)],
+        client_cpu_ms=sum(r["cpu_s"] for r in reports) / total * 1000,
+        host_cpu_ms=host_cpu / total * 1000,
+        load_before=load_before,
+        load_after=load(),
+    )
+
+
+# -- the report -----------------------------------------------------------------------
+
+
+def print_report(
+    rounds: list[Round], server_cpu: dict[str, float], calls: int, memories: int
+) -> None:
+    print(
+        f"context over MCP (streamable HTTP, 127.0.0.1): {calls} calls per agent, "
+        f"{memories} memories per agent, {os.cpu_count()} CPUs"
+    )
+    print("overhead = client round trip - engine time of the same call (sent back in _meta)")
+    print(
+        f"{'protocol':<11} {'agents':>6}  {'overhead p50/p95':>17}  {'round trip p50/p95':>19}"
+        f"  {'engine p50/p95':>17}  {'CPU/call host, client':>21}  load"
+    )
+    for r in rounds:
+        print(
+            f"{r.protocol:<11} {r.agents:>6}  "
+            f"{pct(r.overhead, 0.5):6.1f}/{pct(r.overhead, 0.95):6.1f} ms  "
+            f"{pct(r.rtt, 0.5):7.1f}/{pct(r.rtt, 0.95):7.1f} ms  "
+            f"{pct(r.engine, 0.5):6.1f}/{pct(r.engine, 0.95):6.1f} ms  "
+            f"{r.host_cpu_ms:11.1f}, {r.client_cpu_ms:4.1f} ms"
+            f"  {r.load_before}->{r.load_after}"
+        )
+    if server_cpu:
+        stack = ", ".join(f"{p} {ms:.2f} ms" for p, ms in server_cpu.items())
+        print(f"MCP stack CPU per call in the host, engine left out: {stack}")
+    print("(target: overhead p95 <= 10 ms, for 1 agent and for 8 at once)")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--calls", type=int, default=200, help="context calls per agent")
-    parser.add_argument("--memories", type=int, default=150, help="memories per agent")
+    parser.add_argument("--memories", type=int, default=100, help="memories per agent")
+    parser.add_argument("--agents", type=int, default=8, choices=range(2, 9), metavar="2..8")
+    parser.add_argument("--protocol", choices=[*PROTOCOLS, "all"], default="all")
+    parser.add_argument("--cache", type=Path, help="keep the seeded home here and reuse it")
+    parser.add_argument("--client", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", help=argparse.SUPPRESS)
+    parser.add_argument("--agent-no", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.client:
+        client_main(args.client, args.mode, args.calls, args.agent_no)
+        return
+    labels = list(PROTOCOLS) if args.protocol == "all" else [args.protocol]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
-        tokens = seed(home, args.memories)
-        rows, cpu_direct = [], {}
-        for n in (1, 8):
-            started = time.process_time()
-            rows.append((n, direct(home, AGENTS[:n], args.calls)))
-            cpu_direct[n] = (time.process_time() - started) / (n * args.calls) * 1000
+        prepare_home(home, args.memories, args.cache)
+        with Engine.open(home) as engine:
+            tokens = {name: engine.agent_token(name).token for name in AGENTS}
+        server_cpu = server_cpu_ms(home, AGENTS[0], [p for p in labels if p != "plain HTTP"])
         proc, url = start_host(home)
-        mcp_rows, cpu_mcp, cpu_host = [], {}, {}
         try:
-            for n in (1, 8):
-                started, host_started = time.process_time(), host_cpu_s(proc.pid)
-                mcp_rows.append((n, anyio.run(over_mcp, url, tokens, AGENTS[:n], args.calls)))
-                host_spent = host_cpu_s(proc.pid) - host_started
-                spent = time.process_time() - started + host_spent
-                cpu_mcp[n] = spent / (n * (args.calls + 1)) * 1000
-                cpu_host[n] = host_spent / (n * (args.calls + 1)) * 1000
+            rounds = [
+                run_round(url, proc.pid, tokens, label, n, args.calls)
+                for label in labels
+                for n in (1, args.agents)
+            ]
         finally:
             proc.terminate()
             proc.wait(30)
-    print(
-        f"context: {args.calls} calls per agent, {args.memories} memories per agent, "
-        f"MCP over streamable HTTP on 127.0.0.1 (load average {os.getloadavg()[0]:.1f}, "
-        f"{os.cpu_count()} CPUs)"
-    )
-    print(
-        f"{'agents':>6}  {'direct p50/p95':>18}  {'MCP p50/p95':>18}  {'overhead p50/p95':>18}"
-        f"  {'CPU/call: direct, MCP (host), overhead':>40}"
-    )
-    for (n, d), (_n, m) in zip(rows, mcp_rows, strict=True):
-        d50, d95, m50, m95 = pct(d, 0.5), pct(d, 0.95), pct(m, 0.5), pct(m, 0.95)
-        print(
-            f"{n:>6}  {d50:7.2f}/{d95:7.2f} ms  {m50:7.2f}/{m95:7.2f} ms  "
-            f"{m50 - d50:7.2f}/{m95 - d95:7.2f} ms  "
-            f"{cpu_direct[n]:7.2f}, {cpu_mcp[n]:6.2f} ({cpu_host[n]:5.2f}), "
-            f"{cpu_mcp[n] - cpu_direct[n]:6.2f} ms"
-        )
-    print(
-        f"(direct mean {statistics.mean(rows[0][1]):.2f} ms for one agent; CPU is host + "
-        "client processes per call, host alone in parentheses; MCP also counts the SDK "
-        "client's own work)"
-    )
+    print_report(rounds, server_cpu, args.calls, args.memories)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,31 @@ from typing import Any
 
 from ..clock import from_iso
 
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The field names of dataclass `cls` (None for any other class), once per class."""
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = (
+            tuple(f.name for f in dataclasses.fields(cls))
+            if dataclasses.is_dataclass(cls)
+            else None
+        )
+        _FIELD_NAMES[cls] = names
+        return names
+
 
 def to_json(value: Any) -> Any:
     """A JSON-able copy of `value` (dataclasses as objects, datetimes as ISO text)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    # Scalars first: they are most of the values of every result (every MCP call's).
+    if value is None or isinstance(value, str | int | float):
+        return value
+    names = _field_names(type(value))
+    if names is not None:
+        return {name: to_json(getattr(value, name)) for name in names}
     if isinstance(value, datetime):
         return value.isoformat().replace("+00:00", "Z")
     if isinstance(value, Path):

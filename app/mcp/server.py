@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,9 @@ from ..host.codec import to_json
 from .tools import TOOLS
 
 log = logging.getLogger(__name__)
+
+# Result `_meta` key: milliseconds the engine spent on the call.
+ENGINE_MS_META = "tapemind/engine_ms"
 
 INSTRUCTIONS = (
     "Tapemind is your long-term memory. In every turn: call `context` first; `append` the "
@@ -95,7 +99,10 @@ def run_tool(
         return error_result(describe_validation(name, exc))
     try:
         extra = {"session": session} if getattr(module, "WANTS_SESSION", False) else {}
-        result = to_json(module.run(engine, agent, args, **extra))
+        started = time.perf_counter()
+        value = module.run(engine, agent, args, **extra)
+        engine_ms = (time.perf_counter() - started) * 1000
+        result = to_json(value)
     except TapemindError as exc:
         return error_result(f"{exc.message} [{exc.code}]")
     except Exception:
@@ -107,8 +114,12 @@ def run_tool(
     if not isinstance(result, dict):
         result = {"result": result}  # structured content must be an object
     text = json.dumps(result, ensure_ascii=False)
+    # The engine's own time, so a client (the overhead benchmark) can tell what the
+    # protocol adds to a call; a duration only, never content.
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=result
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=result,
+        _meta={ENGINE_MS_META: round(engine_ms, 3)},
     )
 
 
@@ -131,7 +142,12 @@ def build_server(
         return f"mcp:{sid}" if sid else session
 
     tools = tool_list()
-    schemas = {t.name: t.input_schema for t in tools}
+    # Header validation (2026-07-28) compares `Mcp-Param-*` headers with the arguments a
+    # tool's schema marks `x-mcp-header`; none of ours does, so there is nothing to check
+    # and walking a schema on every call would be waste.
+    schemas = {
+        t.name: t.input_schema for t in tools if "x-mcp-header" in json.dumps(t.input_schema)
+    }
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -161,8 +177,8 @@ def build_server(
         "tapemind",
         version=version,
         instructions=INSTRUCTIONS,
-        # Header validation asks for one tool's schema; without this the SDK runs
-        # the whole tools/list handler on every call.
+        # Header validation asks for one tool's schema; without this lookup the SDK
+        # runs the whole tools/list handler on every call.
         get_tool_input_schema=schemas.get,
         # The tool list only changes with a new version: clients may keep it a while.
         cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},

@@ -1,15 +1,35 @@
 """Client configuration snippets for an agent: Claude Code, Codex and DeepChat,
-over HTTP (through the host, with the agent's bearer token) and over stdio."""
+over HTTP (through the host, with the agent's bearer token) and over stdio.
+
+Each format follows the client's own documentation and source:
+- Claude Code: `claude mcp add [--transport http|stdio] [--header "K: V"] NAME URL`, or
+  `claude mcp add NAME -- COMMAND ARGS...`; `.mcp.json` holds `{"mcpServers": {NAME:
+  {"type": "http", "url", "headers"} | {"type": "stdio", "command", "args"}}}` and expands
+  `${VAR}` in `url`, `headers`, `command` and `args`. `.mcp.json` is meant to be committed
+  with a project, so its HTTP snippet names the token's environment variable, never the
+  token itself (`claude mcp add` writes to the user's own `~/.claude.json`).
+- Codex: `~/.codex/config.toml`, table `[mcp_servers.NAME]` with `url` and
+  `bearer_token_env_var` (Codex refuses an inline `bearer_token`), or `command` and `args`;
+  `codex mcp add NAME -- COMMAND ARGS...` writes the stdio form.
+- DeepChat: Settings → MCP → add a server, paste `{"mcpServers": {NAME: {...}}}`; its importer
+  reads `type` (`stdio` | `sse` | `http`), `command`, `args`, `env`, `baseUrl` (or `url`),
+  `customHeaders` (or `headers`), `descriptions` and `icons` of the first server.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import shlex
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_PORT = 7821
 SERVER_NAME = "tapemind"
+DESCRIPTION = "Tapemind: long-term memory (call `context` first in every turn)"
 
 
 @dataclass(frozen=True)
@@ -24,75 +44,123 @@ def stdio_args(home: Path, agent: str) -> list[str]:
     return ["--home", str(home), "mcp", "--agent", agent]
 
 
-def snippets(agent: str, token: str, url: str, home: Path) -> list[Snippet]:
+def tapemind_command() -> str:
+    """The `tapemind` executable as a client should launch it: an absolute path when it
+    can be found (desktop clients often start without the shell's PATH), else the name."""
+    if getattr(sys, "frozen", False):  # the bundle: `tapemind` sits beside this executable
+        name = "tapemind.exe" if sys.platform == "win32" else "tapemind"
+        return str(Path(sys.executable).with_name(name))
+    return shutil.which("tapemind") or "tapemind"
+
+
+def token_env_var(agent: str) -> str:
+    """The environment variable that carries `agent`'s token: ASCII letters, digits and
+    `_` only (any shell can set it); a name that had to change gets a short hash of it,
+    so two agents never share a variable ("助手" and "助理" keep no letter at all)."""
+    kept = re.sub(r"[^A-Za-z0-9]+", "_", agent).strip("_").upper()
+    parts = [kept] if kept else []
+    if kept != agent.upper():
+        parts.append(hashlib.sha256(agent.encode("utf-8")).hexdigest()[:6].upper())
+    return "TAPEMIND_TOKEN_" + "_".join(parts)
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string (JSON's escapes, plus DEL, which TOML also forbids raw)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007F")
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def snippets(
+    agent: str, token: str, url: str, home: Path, *, command: str | None = None
+) -> list[Snippet]:
     """Every snippet for `agent`; `url` is the host's MCP endpoint (…/mcp)."""
     bearer = f"Bearer {token}"
+    exe = command or tapemind_command()
     args = stdio_args(home, agent)
-    env_var = "TAPEMIND_TOKEN_" + "".join(c if c.isalnum() else "_" for c in agent).upper()
-    http_json = {
-        "mcpServers": {
-            SERVER_NAME: {"type": "http", "url": url, "headers": {"Authorization": bearer}}
+    env_var = token_env_var(agent)
+    export = f"export {env_var}={token}"
+    stdio_entry = {"type": "stdio", "command": exe, "args": args}
+    claude_http = {
+        SERVER_NAME: {
+            "type": "http",
+            "url": url,
+            "headers": {"Authorization": f"Bearer ${{{env_var}}}"},
         }
     }
-    stdio_json = {
-        "mcpServers": {SERVER_NAME: {"type": "stdio", "command": "tapemind", "args": args}}
-    }
     deepchat_http = {
-        "mcpServers": {
-            SERVER_NAME: {
-                "type": "http",
-                "baseUrl": url,
-                "customHeaders": {"Authorization": bearer},
-            }
+        SERVER_NAME: {
+            "type": "http",
+            "baseUrl": url,
+            "customHeaders": {"Authorization": bearer},
+            "descriptions": DESCRIPTION,
+            "icons": "🧠",
         }
     }
     deepchat_stdio = {
-        "mcpServers": {SERVER_NAME: {"type": "stdio", "command": "tapemind", "args": args}}
+        SERVER_NAME: {
+            **stdio_entry,
+            "env": {},
+            "descriptions": DESCRIPTION,
+            "icons": "🧠",
+        }
     }
-    toml_args = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
+    toml_args = ", ".join(toml_string(a) for a in args)
     return [
         Snippet(
             "Claude Code",
             "http",
-            "run in a shell",
-            f"claude mcp add --transport http {SERVER_NAME} {url} "
+            "run in a shell (saved in your ~/.claude.json)",
+            f"claude mcp add --transport http {SERVER_NAME} {shlex.quote(url)} "
             f"--header {shlex.quote('Authorization: ' + bearer)}",
         ),
-        Snippet("Claude Code", "http", ".mcp.json", json.dumps(http_json, indent=2)),
         Snippet(
             "Claude Code",
-            "stdio",
-            "run in a shell",
-            f"claude mcp add {SERVER_NAME} -- tapemind {shlex.join(args)}",
+            "http",
+            f".mcp.json (run `{export}` before starting claude)",
+            _json({"mcpServers": claude_http}),
         ),
         Snippet(
             "Claude Code",
             "stdio",
-            ".mcp.json",
-            json.dumps(stdio_json, indent=2, ensure_ascii=False),
+            "run in a shell",
+            f"claude mcp add --transport stdio {SERVER_NAME} -- {shlex.join([exe, *args])}",
+        ),
+        Snippet(
+            "Claude Code", "stdio", ".mcp.json", _json({"mcpServers": {SERVER_NAME: stdio_entry}})
         ),
         Snippet(
             "Codex",
             "http",
-            f"~/.codex/config.toml (and `export {env_var}={token}` before starting codex)",
-            f'[mcp_servers.{SERVER_NAME}]\nurl = "{url}"\nbearer_token_env_var = "{env_var}"',
+            f"~/.codex/config.toml (run `{export}` before starting codex)",
+            f"[mcp_servers.{SERVER_NAME}]\n"
+            f"url = {toml_string(url)}\n"
+            f"bearer_token_env_var = {toml_string(env_var)}",
         ),
         Snippet(
             "Codex",
             "stdio",
             "~/.codex/config.toml",
-            f'[mcp_servers.{SERVER_NAME}]\ncommand = "tapemind"\nargs = [{toml_args}]',
+            f"[mcp_servers.{SERVER_NAME}]\ncommand = {toml_string(exe)}\nargs = [{toml_args}]",
+        ),
+        Snippet(
+            "Codex",
+            "stdio",
+            "run in a shell",
+            f"codex mcp add {SERVER_NAME} -- {shlex.join([exe, *args])}",
         ),
         Snippet(
             "DeepChat",
             "http",
-            "Settings → MCP → add server → import JSON",
-            json.dumps(deepchat_http, indent=2),
+            "Settings → MCP → add server → paste the JSON",
+            _json({"mcpServers": deepchat_http}),
         ),
         Snippet(
             "DeepChat",
             "stdio",
-            "Settings → MCP → add server → import JSON",
-            json.dumps(deepchat_stdio, indent=2, ensure_ascii=False),
+            "Settings → MCP → add server → paste the JSON",
+            _json({"mcpServers": deepchat_stdio}),
         ),
     ]

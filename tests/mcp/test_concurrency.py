@@ -92,6 +92,19 @@ def test_eight_agents_and_the_cli_at_once_lose_nothing(home: Path) -> None:
                 ).fetchone()
                 assert owner == (report["agent"],)
             assert report["memories"], "each agent stored at least one memory"
+        # Every use an agent reported is stored, for that agent, and nothing else.
+        uses = conn.execute(
+            "SELECT a.name, u.memory_id FROM memory_uses u JOIN agents a ON a.id = u.agent_id"
+        ).fetchall()
+        reported = [(r["agent"], m) for r in reports for m in r["memories"]]
+        assert sorted(uses) == sorted(reported)
+        # The CLI's appends went in alongside, exactly as it was told.
+        cli_rows = conn.execute(
+            "SELECT t.id FROM tape_entries t JOIN agents a ON a.id = t.agent_id "
+            "WHERE a.name = 'cli' ORDER BY t.seq"
+        ).fetchall()
+        assert [r[0] for r in cli_rows] == cli_ids
+        assert len(workers) == len(AGENTS) == 8  # eight agent processes, one token each
         seqs = conn.execute(
             "SELECT agent_id, count(*), count(DISTINCT seq), max(seq) FROM tape_entries "
             "GROUP BY agent_id"

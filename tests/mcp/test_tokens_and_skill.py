@@ -76,11 +76,15 @@ def test_agent_token_prints_snippets_for_each_client(engine: Engine) -> None:
     for client in ("Claude Code", "Codex", "DeepChat"):
         assert {(client, "http"), (client, "stdio")} <= clients
     mcp_json = next(
-        json.loads(s["text"])
+        s
         for s in data["snippets"]
-        if s["client"] == "Claude Code" and s["transport"] == "http" and s["where"] == ".mcp.json"
+        if s["client"] == "Claude Code" and s["transport"] == "http" and ".mcp.json" in s["where"]
     )
-    assert mcp_json["mcpServers"]["tapemind"]["headers"]["Authorization"] == f"Bearer {token}"
+    # .mcp.json is committed with a project: the token travels in an environment variable.
+    headers = json.loads(mcp_json["text"])["mcpServers"]["tapemind"]["headers"]
+    assert headers["Authorization"] == "Bearer ${TAPEMIND_TOKEN_A}"
+    assert f"export TAPEMIND_TOKEN_A={token}" in mcp_json["where"]
+    assert token not in mcp_json["text"]
 
 
 def test_skill_install_copies_the_bilingual_manual(tmp_path: Path) -> None:

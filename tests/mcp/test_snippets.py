@@ -1,0 +1,186 @@
+"""The client snippets of `tapemind agent token`: each parses in its client's format, and
+what a client would build from it reaches the agent's memory (HTTP and stdio, for real)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from app import Engine
+from app.mcp.snippets import Snippet, snippets, token_env_var
+
+from .mcp_helpers import ROOT, data, env, start_serve, stop
+
+AGENT = "写作助手"
+EXE = "/opt/tapemind/bin/tapemind"
+
+
+def pick(items: list[Snippet], client: str, transport: str, where: str) -> str:
+    """The text of the one snippet for this client and transport whose place names `where`."""
+    (text,) = [
+        s.text for s in items if (s.client, s.transport) == (client, transport) and where in s.where
+    ]
+    return text
+
+
+def expand(text: str, variables: dict[str, str]) -> str:
+    """`${VAR}` as Claude Code expands it in .mcp.json."""
+    return re.sub(r"\$\{(\w+)\}", lambda m: variables[m.group(1)], text)
+
+
+@pytest.fixture
+def made(tmp_path: Path) -> list[Snippet]:
+    # A home whose path needs quoting in a shell and escaping in TOML and JSON.
+    home = tmp_path / 'my "home" \\ 家'
+    return snippets(AGENT, "tm_tok-EN_123", "http://127.0.0.1:7821/mcp", home, command=EXE)
+
+
+def test_every_snippet_parses_in_its_clients_format(made: list[Snippet], tmp_path: Path) -> None:
+    home = str(tmp_path / 'my "home" \\ 家')
+    args = ["--home", home, "mcp", "--agent", AGENT]
+    var = token_env_var(AGENT)
+    assert {(s.client, s.transport) for s in made} == {
+        (c, t) for c in ("Claude Code", "Codex", "DeepChat") for t in ("http", "stdio")
+    }
+
+    # Claude Code: options before the name, the stdio command after `--`.
+    add_http = shlex.split(pick(made, "Claude Code", "http", "shell"))
+    assert add_http == [
+        "claude", "mcp", "add", "--transport", "http", "tapemind",
+        "http://127.0.0.1:7821/mcp", "--header", "Authorization: Bearer tm_tok-EN_123",
+    ]  # fmt: skip
+    add_stdio = shlex.split(pick(made, "Claude Code", "stdio", "shell"))
+    assert add_stdio[:6] == ["claude", "mcp", "add", "--transport", "stdio", "tapemind"]
+    assert add_stdio[6:] == ["--", EXE, *args]
+    http = json.loads(pick(made, "Claude Code", "http", ".mcp.json"))["mcpServers"]["tapemind"]
+    assert http == {
+        "type": "http",
+        "url": "http://127.0.0.1:7821/mcp",
+        "headers": {"Authorization": f"Bearer ${{{var}}}"},
+    }
+    # .mcp.json is committed with a project: it names the variable, never the token.
+    assert "tm_tok" not in pick(made, "Claude Code", "http", ".mcp.json")
+    assert var in next(s.where for s in made if ".mcp.json" in s.where and s.transport == "http")
+    stdio = json.loads(pick(made, "Claude Code", "stdio", ".mcp.json"))["mcpServers"]["tapemind"]
+    assert stdio == {"type": "stdio", "command": EXE, "args": args}
+
+    # Codex: a url table with the token's variable (Codex refuses an inline bearer_token),
+    # a command table with no HTTP keys (Codex refuses a mix).
+    codex_http = tomllib.loads(pick(made, "Codex", "http", "config.toml"))
+    assert codex_http == {
+        "mcp_servers": {
+            "tapemind": {"url": "http://127.0.0.1:7821/mcp", "bearer_token_env_var": var}
+        }
+    }
+    codex_stdio = tomllib.loads(pick(made, "Codex", "stdio", "config.toml"))
+    assert codex_stdio == {"mcp_servers": {"tapemind": {"command": EXE, "args": args}}}
+    assert shlex.split(pick(made, "Codex", "stdio", "shell")) == [
+        "codex", "mcp", "add", "tapemind", "--", EXE, *args,
+    ]  # fmt: skip
+
+    # DeepChat reads the first server of mcpServers: type, baseUrl, customHeaders / command.
+    deepchat_http = json.loads(pick(made, "DeepChat", "http", "MCP"))["mcpServers"]
+    assert list(deepchat_http) == ["tapemind"]
+    entry = deepchat_http["tapemind"]
+    assert entry["type"] == "http" and entry["baseUrl"] == "http://127.0.0.1:7821/mcp"
+    assert entry["customHeaders"] == {"Authorization": "Bearer tm_tok-EN_123"}
+    deepchat_stdio = json.loads(pick(made, "DeepChat", "stdio", "MCP"))["mcpServers"]["tapemind"]
+    assert deepchat_stdio["type"] == "stdio"
+    assert (deepchat_stdio["command"], deepchat_stdio["args"]) == (EXE, args)
+
+
+def test_token_variables_are_shell_names_and_distinct_per_agent() -> None:
+    names = ["A", "agent-1", "写作助手", "写作助理", "助手", "a b"]
+    made = [token_env_var(n) for n in names]
+    assert made[0] == "TAPEMIND_TOKEN_A"
+    assert all(re.fullmatch(r"[A-Z_][A-Z0-9_]*", v) for v in made), made
+    assert len(set(made)) == len(made)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, str]]:
+    home = tmp_path_factory.mktemp("snippets") / "home"
+    with Engine.open(home, create=True) as engine:
+        engine.add_agent(AGENT)
+        engine.add_agent("B")
+        token = engine.agent_token(AGENT).token
+        engine.agent_token("B")
+    proc, url = start_serve(home)
+    try:
+        yield home, url, token
+    finally:
+        stop(proc)
+
+
+async def remember_and_recall(client: Client, text: str) -> list[str]:
+    """Append a turn, remember it, and return the texts `context` gives back."""
+    ids = data(
+        await client.call_tool(
+            "append", {"entries": [{"thread": "s1", "role": "user", "text": text}]}
+        )
+    )["ids"]
+    made = {"text": text, "category": "project_fact", "sources": ids}
+    data(await client.call_tool("remember", made))
+    block = data(await client.call_tool("context", {"query": text}))
+    return [i["text"] for i in block["included"]]
+
+
+def test_what_each_http_snippet_configures_reaches_the_agents_memory(served: tuple) -> None:
+    home, base, token = served
+    made = snippets(AGENT, token, f"{base}/mcp", home, command=EXE)
+    var = token_env_var(AGENT)
+    claude = json.loads(expand(pick(made, "Claude Code", "http", ".mcp.json"), {var: token}))
+    codex = tomllib.loads(pick(made, "Codex", "http", "config.toml"))["mcp_servers"]["tapemind"]
+    deepchat = json.loads(pick(made, "DeepChat", "http", "MCP"))["mcpServers"]["tapemind"]
+    cli_args = shlex.split(pick(made, "Claude Code", "http", "shell"))
+    header_name, header_value = cli_args[8].split(": ", 1)
+    claude_server = claude["mcpServers"]["tapemind"]
+    codex_token = {var: token}[codex["bearer_token_env_var"]]  # what the shell exported
+    configured = {
+        "claude mcp add": (cli_args[6], {header_name: header_value}),
+        ".mcp.json": (claude_server["url"], claude_server["headers"]),
+        "codex": (codex["url"], {"Authorization": f"Bearer {codex_token}"}),
+        "deepchat": (deepchat["baseUrl"], deepchat["customHeaders"]),
+    }
+
+    async def use(url: str, headers: dict[str, str], text: str) -> list[str]:
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+        ):
+            return await remember_and_recall(client, text)
+
+    for n, (name, (url, headers)) in enumerate(configured.items()):
+        text = f"snippet {name} works: 第{n}号配置"
+        assert text in anyio.run(use, url, headers, text), name
+
+
+def test_what_the_stdio_snippet_launches_reaches_the_agents_memory(served: tuple) -> None:
+    home, _base, token = served
+    made = snippets(AGENT, token, "http://127.0.0.1:1/mcp", home, command=EXE)
+    entry = json.loads(pick(made, "Claude Code", "stdio", ".mcp.json"))["mcpServers"]["tapemind"]
+    assert entry["command"] == EXE
+    # The same arguments, given to this checkout's CLI instead of an installed `tapemind`.
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from app.cli.main import main; main()", *entry["args"]],
+        env=env(),
+        cwd=str(ROOT),
+    )
+
+    async def use() -> list[str]:
+        async with Client(params) as client:
+            return await remember_and_recall(client, "stdio 片段也能用")
+
+    assert "stdio 片段也能用" in anyio.run(use)
