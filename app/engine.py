@@ -570,6 +570,14 @@ class Engine:
         checks bearer tokens against these in memory."""
         return _access_tokens.token_digests(self._rt)
 
+    # -- host start-up ------------------------------------------------------------
+
+    def warm_up(self) -> bool:
+        """Load the query model and open the vector index ahead of the first query
+        (the host does this once at start). True when they were loaded."""
+        service = self._rt.services.get("retrieval")
+        return bool(service is not None and service.warm_up())
+
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
 from . import access_tokens as _access_tokens  # noqa: E402

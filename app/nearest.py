@@ -24,6 +24,7 @@ from .arbiter import Neighbour
 from .arbiter.evaluate import fulltext_overlap
 from .db.store import dbapi
 from .runtime import AgentLike, Runtime
+from .search_sql import Filters
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,6 @@ def _vector_neighbours(
 ) -> list[tuple[int, float]]:
     """(id, cosine) of the active memories nearest to `body`, read in a session of its
     own (a session is one thread's)."""
-    from .search import Filters  # search imports memories, which imports us
 
     with rt.read() as s:
         found = retrieval.semantic_ids(

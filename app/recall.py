@@ -31,7 +31,8 @@ from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings
 from .runtime import AgentLike, Runtime, agent_ref, agent_row
-from .search import MAX_QUERY_CHARS, Filters, fulltext_ids, fuse
+from .search import MAX_QUERY_CHARS, fuse
+from .search_sql import Filters, fulltext_ids
 from .strength import anchor_time, strength
 from .tokens import count_tokens
 

@@ -20,12 +20,17 @@ INDEX_BUSY_S = 8.0
 SNAPSHOT_EVERY_S = 3600.0
 MAINTAIN_EVERY_S = 6 * 3600.0
 DISTILL_EVERY_S = 120.0
+WARM_UP_ONCE_S = 10 * 365 * 86400.0  # runs at start; the interval only keeps it from repeating
 
 
 def register_default_jobs(host: Any) -> list[str]:
     """Add every background job this engine supports; returns their names."""
     engine = host.engine
     names: list[str] = []
+    if hasattr(engine, "warm_up"):
+        # Once, first: the first agent's `context` should not wait seconds for the model.
+        host.add_job("warm-up", WARM_UP_ONCE_S, _warm_up)
+        names.append("warm-up")
     if hasattr(engine, "run_indexer"):
         host.add_job("indexer", INDEX_EVERY_S, _index)
         names.append("indexer")
@@ -48,6 +53,10 @@ def _index(engine: Any) -> None:
         # A full slice (queue or model rebuild) means there is probably more to do.
         if not (stats.remaining or stats.embedded >= INDEX_SLICE):
             return
+
+
+def _warm_up(engine: Any) -> None:
+    engine.warm_up()
 
 
 def _snapshots(engine: Any) -> None:

