@@ -174,7 +174,7 @@ def store_decision(
 
 def _live_target(s: Session, arow: AgentLike, decision: Decision) -> Memory | None:
     """The decision's target, if it is still an active memory of this agent."""
-    from .memories import _MEMORY_COLUMNS, memory_of
+    from .memories import MEMORY_COLUMNS, memory_of
 
     if decision.target_id is None:
         return None
@@ -185,7 +185,7 @@ def _live_target(s: Session, arow: AgentLike, decision: Decision) -> Memory | No
     found = (
         dbapi(s)
         .execute(
-            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND agent_id = ? "
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ? AND agent_id = ? "
             "AND status = 'active'",
             (target_id, arow.id),
         )

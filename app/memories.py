@@ -53,11 +53,11 @@ _MEMORY_FIELDS = (
     "thread", "user", "created_at", "updated_at", "recall_count", "use_count",
     "last_recalled_at", "last_used_at", "archived_at", "superseded_by",
 )  # fmt: skip
-_MEMORY_COLUMNS = ", ".join(_MEMORY_FIELDS)
+MEMORY_COLUMNS = ", ".join(_MEMORY_FIELDS)
 
 
 def memory_of(r: Sequence[Any], agent: str) -> Memory:
-    """A Memory from a row selected with `_MEMORY_COLUMNS` (the one row -> Memory converter)."""
+    """A Memory from a row selected with `MEMORY_COLUMNS` (the one row -> Memory converter)."""
     return Memory(
         id=r[0],
         agent=agent,
@@ -79,9 +79,6 @@ def memory_of(r: Sequence[Any], agent: str) -> Memory:
         archived_at=from_iso_or_none(r[16]),
         superseded_by=r[17],
     )
-
-
-_raw_memory = memory_of  # its earlier name, which the retrieval speed branch's search imports
 
 
 @dataclass(frozen=True)
@@ -249,7 +246,7 @@ def remember(
                 code="forgotten",
             )
         live = db.execute(
-            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE agent_id = ? AND content_hash = ? "
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent_id = ? AND content_hash = ? "
             "AND status IN ('active', 'archived') ORDER BY id LIMIT 1",
             (arow.id, digest),
         ).fetchone()
@@ -462,7 +459,7 @@ def list_(
         parts, params = [], []
         for one in [status] if status is not None else STATUSES:
             parts.append(
-                f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
+                f"SELECT * FROM (SELECT {MEMORY_COLUMNS} FROM memories "
                 f"WHERE {where} AND status = ? ORDER BY id DESC LIMIT ?)"
             )
             params += [*args, one, offset + limit]

@@ -14,7 +14,6 @@ reciprocal rank fusion.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,16 +22,16 @@ from typing import Any
 
 from sqlmodel import Session
 
-from .clock import from_iso
 from .db.store import dbapi
 from .errors import InvalidInput, TapemindError
 from .intake import check_category
-from .memories import _MEMORY_COLUMNS, _raw_memory
+from .memories import MEMORY_COLUMNS, memory_of
 from .models import STATUSES, Memory, TapeEntry
 from .neighbours import NEIGHBOUR_POOL, smooth
 from .rerank import POOL, rescore
 from .runtime import AgentLike, Runtime, agent_ref
 from .search_sql import Filters, fulltext_ids, regex_ids
+from .tape import ENTRY_COLUMNS, entry_of
 
 SCOPES = ("memories", "tape", "all")
 MODES = ("hybrid", "fulltext", "semantic", "regex")
@@ -129,30 +128,6 @@ def fuse(
     return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
 
 
-_ENTRY_COLUMNS = (
-    "id, seq, thread, turn, user, kind, role, content, content_hash, created_at, erased_at, meta"
-)
-
-
-def _raw_entry(r: Sequence[Any], agent: str) -> TapeEntry:
-    """A TapeEntry from a row selected with `_ENTRY_COLUMNS` (no ORM on the hot path)."""
-    return TapeEntry(
-        id=r[0],
-        agent=agent,
-        seq=r[1],
-        thread=r[2],
-        turn=r[3],
-        user=r[4],
-        kind=r[5],
-        role=r[6],
-        text=r[7],
-        content_hash=r[8],
-        created_at=from_iso(r[9]),
-        erased=r[10] is not None,
-        meta=json.loads(r[11]) if r[11] else {},
-    )
-
-
 def load_hits(
     s: Session, agent: str, ranked: Sequence[tuple[tuple[str, int], float, dict[str, float]]]
 ) -> list[SearchHit]:
@@ -164,12 +139,12 @@ def load_hits(
     entries: dict[int, TapeEntry] = {}
     if mem_ids:
         marks = ", ".join("?" * len(mem_ids))
-        sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})"
-        mems = {int(r[0]): _raw_memory(r, agent) for r in db.execute(sql, mem_ids)}
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})"
+        mems = {int(r[0]): memory_of(r, agent) for r in db.execute(sql, mem_ids)}
     if tape_ids:
         marks = ", ".join("?" * len(tape_ids))
-        sql = f"SELECT {_ENTRY_COLUMNS} FROM tape_entries WHERE id IN ({marks})"
-        entries = {int(r[0]): _raw_entry(r, agent) for r in db.execute(sql, tape_ids)}
+        sql = f"SELECT {ENTRY_COLUMNS} FROM tape_entries WHERE id IN ({marks})"
+        entries = {int(r[0]): entry_of(r, agent) for r in db.execute(sql, tape_ids)}
     hits = []
     for (kind, row_id), score, why in ranked:
         if kind == "memory" and row_id in mems:

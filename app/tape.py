@@ -171,22 +171,37 @@ def coerce_entry(raw: NewEntry | Mapping[str, Any], index: int = 0) -> NewEntry:
     )
 
 
-def to_entry(row: TapeEntryRow, agent: str) -> TapeEntry:
+# The columns a TapeEntry is made of, in the order `entry_of` reads them.
+_ENTRY_FIELDS = (
+    "id", "seq", "thread", "turn", "user", "kind", "role", "content", "content_hash",
+    "created_at", "erased_at", "meta",
+)  # fmt: skip
+ENTRY_COLUMNS = ", ".join(_ENTRY_FIELDS)
+
+
+def entry_of(r: Sequence[Any], agent: str) -> TapeEntry:
+    """A TapeEntry from a row selected with `ENTRY_COLUMNS` (the one row -> entry converter;
+    hot paths read through the driver, without the ORM)."""
     return TapeEntry(
-        id=row.id,
+        id=r[0],
         agent=agent,
-        seq=row.seq,
-        thread=row.thread,
-        turn=row.turn,
-        user=row.user,
-        kind=row.kind,
-        role=row.role,
-        text=row.content,
-        content_hash=row.content_hash,
-        created_at=from_iso(row.created_at),
-        erased=row.erased_at is not None,
-        meta=json.loads(row.meta) if row.meta else {},
+        seq=r[1],
+        thread=r[2],
+        turn=r[3],
+        user=r[4],
+        kind=r[5],
+        role=r[6],
+        text=r[7],
+        content_hash=r[8],
+        created_at=from_iso(r[9]),
+        erased=r[10] is not None,
+        meta=json.loads(r[11]) if r[11] else {},
     )
+
+
+def to_entry(row: TapeEntryRow, agent: str) -> TapeEntry:
+    """A TapeEntry from an ORM row."""
+    return entry_of(tuple(getattr(row, name) for name in _ENTRY_FIELDS), agent)
 
 
 def append_in(

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..agent_choice import choose_agent, show_agents
 from ..i18n import tr
 from ..probe import field
 from ..tablemodels import Column, RowFilterProxy, RowsModel
@@ -50,9 +51,7 @@ ARCHIVE_COLUMNS = (
 
 
 def load_archive(engine: Any, agent: str | None) -> tuple[list[str], str | None, list[Any]]:
-    names = [a.name for a in engine.agents()]
-    if agent not in names:
-        agent = names[0] if names else None
+    names, agent = choose_agent(engine, agent)
     rows: list[Any] = []
     archived = getattr(engine, "archived", None)
     while agent is not None and len(rows) < MAX_SHOWN:
@@ -143,12 +142,7 @@ class ArchivePage(Page):
     def _loaded(self, result: tuple[list[str], str | None, list[Any]]) -> None:
         names, agent, rows = result
         self.agent = agent
-        self.agent_box.blockSignals(True)
-        self.agent_box.clear()
-        for n in names:
-            self.agent_box.addItem(n, n)
-        self.agent_box.setCurrentIndex(max(0, self.agent_box.findData(agent)))
-        self.agent_box.blockSignals(False)
+        show_agents(self.agent_box, names, agent)
         self.model.set_rows(rows)
         self.empty_label.setText(
             "" if rows else tr("Nothing archived: every memory of this agent is active.")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..agent_choice import show_agents
 from ..dialogs import ConfirmDialog, TextEditDialog
 from ..i18n import tr
 from ..tablemodels import LazyRowsModel, RowFilterProxy
@@ -223,12 +224,7 @@ class MemoriesPage(Page):
     def _head_loaded(self, result: tuple[list[str], str | None, int]) -> None:
         names, agent, total = result
         self.agent = agent
-        self.agent_box.blockSignals(True)
-        self.agent_box.clear()
-        for n in names:
-            self.agent_box.addItem(n, n)
-        self.agent_box.setCurrentIndex(max(0, self.agent_box.findData(agent)))
-        self.agent_box.blockSignals(False)
+        show_agents(self.agent_box, names, agent)
         query = self.search_box.text().strip()
         if agent and query and self.ctx.has("search"):
             category, status = self.filters()

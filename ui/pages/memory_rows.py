@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..agent_choice import choose_agent
 from ..i18n import tr
 from ..tablemodels import Column
 from ..widgets import fmt_time, one_line
@@ -32,9 +33,7 @@ MEMORY_COLUMNS = (
 
 def load_head(engine: Any, agent: str | None, category: str | None, status: str | None):
     """(agent names, the agent shown, how many memories match) — worker side."""
-    names = [a.name for a in engine.agents()]
-    if agent not in names:
-        agent = names[0] if names else None
+    names, agent = choose_agent(engine, agent)
     total = engine.count_memories(agent, category=category, status=status) if agent else 0
     return names, agent, total
 

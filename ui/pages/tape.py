@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..agent_choice import choose_agent, show_agents
 from ..i18n import tr
 from ..widgets import fmt_time, one_line, title_label
 from .base import Page
@@ -43,9 +44,7 @@ class ThreadRow:
 
 def load_threads(engine: Any, agent: str | None) -> tuple[list[str], str | None, list[ThreadRow]]:
     """Agent names, the agent shown and its threads, newest first (worker side)."""
-    names = [a.name for a in engine.agents()]
-    if agent not in names:
-        agent = names[0] if names else None
+    names, agent = choose_agent(engine, agent)
     if agent is None:
         return names, None, []
     if callable(getattr(engine, "threads", None)):
@@ -169,12 +168,7 @@ class TapePage(Page):
     def _threads_loaded(self, result: tuple[list[str], str | None, list[ThreadRow]]) -> None:
         names, agent, rows = result
         self.agent = agent
-        self.agent_box.blockSignals(True)
-        self.agent_box.clear()
-        for n in names:
-            self.agent_box.addItem(n, n)
-        self.agent_box.setCurrentIndex(max(0, self.agent_box.findData(agent)))
-        self.agent_box.blockSignals(False)
+        show_agents(self.agent_box, names, agent)
         self.threads.blockSignals(True)
         self.threads.clear()
         for row in rows:
