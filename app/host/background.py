@@ -20,7 +20,6 @@ INDEX_BUSY_S = 8.0
 SNAPSHOT_EVERY_S = 3600.0
 MAINTAIN_EVERY_S = 6 * 3600.0
 DISTILL_EVERY_S = 120.0
-WARM_UP_ONCE_S = 10 * 365 * 86400.0  # runs at start; the interval only keeps it from repeating
 
 
 def register_default_jobs(host: Any) -> list[str]:
@@ -29,7 +28,7 @@ def register_default_jobs(host: Any) -> list[str]:
     names: list[str] = []
     if hasattr(engine, "warm_up"):
         # Once, first: the first agent's `context` should not wait seconds for the model.
-        host.add_job("warm-up", WARM_UP_ONCE_S, _warm_up)
+        host.add_job("warm-up", None, _warm_up)
         names.append("warm-up")
     if hasattr(engine, "run_indexer"):
         host.add_job("indexer", INDEX_EVERY_S, _index)

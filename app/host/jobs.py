@@ -1,6 +1,7 @@
 """Background jobs of the host: the indexer, maintenance, health snapshots.
 
-A job is a function run every `interval_s` seconds on one background thread
+A job is a function run every `interval_s` seconds (or once, at start, when the
+interval is None) on one background thread
 (jobs never run at the same time, so they need no locking among themselves).
 A failing run is logged and counted; the job runs again at its next time.
 """
@@ -8,6 +9,7 @@ A failing run is logged and counted; the job runs again at its next time.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +22,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class Job:
     name: str
-    interval_s: float
+    interval_s: float | None  # None: once
     fn: Callable[[Any], object]
     next_at: float = 0.0
     runs: int = 0
@@ -33,7 +35,7 @@ class Job:
 @dataclass(frozen=True)
 class JobStatus:
     name: str
-    interval_s: float
+    interval_s: float | None
     runs: int
     failures: int
     last_error: str | None
@@ -51,10 +53,10 @@ class Jobs:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def add(self, name: str, interval_s: float, fn: Callable[[Any], object]) -> None:
-        """Run `fn(engine)` now-ish and then every `interval_s` seconds. Replaces a job
-        of the same name."""
-        if interval_s <= 0:
+    def add(self, name: str, interval_s: float | None, fn: Callable[[Any], object]) -> None:
+        """Run `fn(engine)` now-ish and then every `interval_s` seconds (None: only this
+        once). Replaces a job of the same name."""
+        if interval_s is not None and interval_s <= 0:
             raise ValueError("interval_s must be positive")
         with self._lock:
             self._jobs[name] = Job(name, interval_s, fn, next_at=time.monotonic())
@@ -91,7 +93,7 @@ class Jobs:
             if due and due[0].next_at <= now:
                 self._run(due[0])
                 continue
-            wait = (due[0].next_at - now) if due else 3600.0
+            wait = min(due[0].next_at - now, 3600.0) if due else 3600.0
             self._wake.wait(timeout=max(0.01, wait))
             self._wake.clear()
 
@@ -108,4 +110,5 @@ class Jobs:
         finally:
             job.runs += 1
             job.last_duration_s = time.monotonic() - started
-            job.next_at = time.monotonic() + job.interval_s
+            interval = job.interval_s
+            job.next_at = math.inf if interval is None else time.monotonic() + interval

@@ -153,8 +153,9 @@ class Host:
         )
         self._thread: threading.Thread | None = None
 
-    def add_job(self, name: str, interval_s: float, fn: Callable[[Any], object]) -> None:
-        """Run `fn(engine)` every `interval_s` seconds on the host's job thread."""
+    def add_job(self, name: str, interval_s: float | None, fn: Callable[[Any], object]) -> None:
+        """Run `fn(engine)` every `interval_s` seconds (None: once, at start) on the
+        host's job thread."""
         self.jobs.add(name, interval_s, fn)
 
     # -- the web app -------------------------------------------------------------

@@ -32,6 +32,7 @@ def test_host_jobs_run_repeatedly_and_a_failing_job_keeps_its_schedule(two_agent
 
     host.add_job("count", 0.05, count_agents)
     host.add_job("broken", 0.05, broken)
+    host.add_job("once", None, lambda eng: eng.agents())
     host.start()
     try:
         assert ran_twice.wait(20) and failed_twice.wait(20)
@@ -42,6 +43,7 @@ def test_host_jobs_run_repeatedly_and_a_failing_job_keeps_its_schedule(two_agent
         finally:
             opened.close()
         assert seen[:2] == [2, 2]
+        assert status["once"]["runs"] == 1 and status["once"]["interval_s"] is None
         assert status["count"]["failures"] == 0 and status["count"]["runs"] >= 2
         assert (
             status["broken"]["failures"] >= 2 and status["broken"]["last_error"] == "RuntimeError"
