@@ -31,6 +31,18 @@ Index = QModelIndex | QPersistentModelIndex
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
+def _prototype(alignment: Qt.AlignmentFlag | None = None) -> QStandardItem:
+    item = QStandardItem()
+    if alignment is not None:
+        item.setTextAlignment(alignment)
+    return item
+
+
+# Every cell is a clone of one of these (read-only; cloned on worker threads too).
+_LEFT = _prototype()
+_RIGHT = _prototype(RIGHT)
+
+
 @dataclass(frozen=True)
 class Column:
     """A column: its (English) header, how to show a row, how to sort it."""
@@ -65,13 +77,17 @@ class RowsModel(QStandardItemModel):
     def _items(self, row: Any) -> list[QStandardItem]:
         items = []
         for col in self.columns:
+            # A copy that C++ makes (clone) is a plain QStandardItem. An item
+            # constructed from Python is a PySide wrapper: the first data() call
+            # on each one, made while a row is painted for the first time, takes
+            # the GIL to look for a Python override, so a paint could wait for a
+            # worker thread holding it.
+            item = (_RIGHT if col.align_right else _LEFT).clone()
             # Only the item's own setters: QStandardItem.setData mis-counts
             # references in this PySide6 and crashes the interpreter.
-            item = QStandardItem(col.display(row))
+            item.setText(col.display(row))
             if col.tooltip is not None:
                 item.setToolTip(col.tooltip(row))
-            if col.align_right:
-                item.setTextAlignment(RIGHT)
             items.append(item)
         return items
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ..agent_choice import show_agents
 from ..dialogs import ConfirmDialog, TextEditDialog
+from ..glyphwarm import GlyphWarmer, common_characters
 from ..i18n import tr
 from ..tablemodels import LazyRowsModel, RowFilterProxy
 from ..widgets import one_line, title_label
@@ -116,6 +117,10 @@ class MemoriesPage(Page):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        # The table's first paint of a row must not load its glyphs: draw the
+        # common ones now, a few per idle moment, and each page's new ones.
+        self.warmer = GlyphWarmer(self.table, self)
+        self.warmer.add(common_characters())
 
         self.detail = MemoryDetailPane()
         self.detail.entry_activated.connect(self._open_entry)
@@ -249,10 +254,10 @@ class MemoriesPage(Page):
         else:
             self.model.fetchMore()
 
-    def _search_loaded(self, page: tuple[list[Any], list[Any]]) -> None:
-        rows, cells = page
+    def _search_loaded(self, page: tuple[list[Any], list[Any], str]) -> None:
+        rows, cells, chars = page
         self.model.reset(len(rows))
-        self._page_loaded(self.model.generation, rows, cells)
+        self._page_loaded(self.model.generation, rows, cells, chars)
 
     def _fetch_page(self, generation: int, offset: int, limit: int) -> None:
         if self.agent is None:
@@ -271,10 +276,13 @@ class MemoriesPage(Page):
             on_error=lambda _e, g=generation: self.model.page_failed(g),
         )
 
-    def _page_loaded(self, generation: int, rows: list[Any], cells: Any = None) -> None:
+    def _page_loaded(
+        self, generation: int, rows: list[Any], cells: Any = None, chars: str = ""
+    ) -> None:
         first = not self.model.rows
         if not self.model.add_page(generation, rows, cells):
             return
+        self.warmer.add(chars)
         if first and rows:
             self._fit_columns(rows[0])
         self._update_count()
