@@ -99,6 +99,8 @@ class GlyphWarmer(QObject):
         self._canvas.setFont(self._widget.font())
         self._canvas.text = self._queue.popleft()
         self._canvas.render(self._image)
+        if not self._queue:
+            self._timer.stop()  # all drawn: no more wake-ups until new text comes
 
     def close(self) -> None:
         self._timer.stop()
