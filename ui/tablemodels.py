@@ -12,6 +12,7 @@ Models never call the engine: a lazy model asks for a page with the
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from .i18n import tr
 
 Index = QModelIndex | QPersistentModelIndex
+FREEZE_AFTER_ROWS = 2000  # a lazy list this long keeps its rows out of the cycle collector
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
@@ -180,6 +182,15 @@ class LazyRowsModel(RowsModel):
         self._fill(first, cells if cells is not None else self.prepare(rows))
         last = self.index(first + len(rows) - 1, len(self.columns) - 1)
         self.dataChanged.emit(self.index(first, 0), last)
+        if len(self.rows) >= FREEZE_AFTER_ROWS:
+            # A long list's rows and cells (each item's PySide wrapper stays alive
+            # with the model: one per cell) live until the next reset. Out of the
+            # cycle collector's reach they cost nothing; left in, its full passes
+            # scanned them all: scrolling to the end of 100k memories made 7 full
+            # passes of 120-380 ms, on whichever thread allocated last, holding the
+            # GIL the GUI thread needs. Reference counting still frees them on
+            # reset (a probe found 5 unreachable objects frozen over that scroll).
+            gc.freeze()
         return True
 
     def page_failed(self, generation: int) -> None:
