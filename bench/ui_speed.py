@@ -12,9 +12,10 @@ then measures, Qt offscreen:
   cache is warm (the copy was just written);
 - in one process: the window built on an open engine to a drawn dashboard;
 - page switches: GUI-thread time of the switch, and time until the page loaded;
-- scrolling the memory table to the end of what is loaded, page after page:
-  the longest GUI-thread stretch per step (scroll + repaint, and each result
-  slot that appends a page).
+- scrolling the memory table to the end of the whole list, page after page
+  (every row loaded), then back by wheel notches: the longest GUI-thread
+  stretch per step (scroll + repaint) and per event-loop pass while a page
+  arrives (its result slot, the view's layout and repaint).
 Prints figures; asserts nothing.
 """
 
@@ -235,7 +236,7 @@ def scroll_table(
     steps: list[tuple[float, float]] = []
     passes: list[tuple[float, float]] = []
     slots.clear()
-    first: list[float] = []
+    first: list[tuple[float, float]] = []
     t0 = time.perf_counter()
     for _ in range(2 * page.model.total // page.model.page_size + 10):
         if page.model.rowCount() >= page.model.total:
@@ -246,7 +247,7 @@ def scroll_table(
         steps.append((time.perf_counter() - t, time.thread_time() - c))
         pump(app, session, passes)
         if len(first) < 10:
-            first.append(max(steps[-1][0], *(w for w, _ in passes[-20:])))
+            first.append(max([steps[-1], *passes[-20:]]))
     scrolled = time.perf_counter() - t0
     wheel: list[tuple[float, float]] = []
     row_px = page.table.verticalHeader().defaultSectionSize()
@@ -263,7 +264,7 @@ def scroll_table(
         f"longest event-loop pass while pages arrive {_worst(passes)} "
         f"(of which the page-append slot {_worst(slots)}); "
         f"the first ten steps' longest stretches "
-        f"{', '.join(f'{w * 1000:.1f}' for w in first)} ms wall"
+        f"{', '.join(f'{w * 1000:.1f} ({c * 1000:.1f})' for w, c in first)} ms wall (CPU)"
     )
     print(
         f"wheel steps back: longest {_worst(wheel)}, "
