@@ -163,6 +163,8 @@ def test_lazy_model_pages_through_the_engine(session, qtbot, open_page) -> None:
     assert [r[0] for r in requested] == list(range(0, total, 5))
     ids = [m.id for m in page.model.rows]
     assert len(ids) == len(set(ids)) == total
+    # each page read after the last memory loaded: the same rows as one long read
+    assert ids == [m.id for m in session.engine.memories(page.agent, limit=1000)]
 
 
 def test_tape_search_finds_entries_and_opens_one_in_its_thread(session, qtbot, open_page) -> None:

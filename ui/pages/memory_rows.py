@@ -56,11 +56,22 @@ def search_page(
 
 
 def fetch_page(
-    engine: Any, model: Any, agent: str, category: Any, status: Any, limit: int, offset: int
+    engine: Any,
+    model: Any,
+    agent: str,
+    category: Any,
+    status: Any,
+    limit: int,
+    offset: int,
+    after: int | None = None,
 ) -> tuple[list[Any], list[Any], str]:
     """A page of memories, its table cells and the characters of its text column,
-    all made here on the worker."""
-    rows = engine.memories(agent, category=category, status=status, limit=limit, offset=offset)
+    all made here on the worker. `after`: the id of the last memory loaded, whose
+    successors are the page (read from that id on, not by skipping `offset` rows)."""
+    if after is not None:
+        rows = engine.memories_before(agent, after, category=category, status=status, limit=limit)
+    else:
+        rows = engine.memories(agent, category=category, status=status, limit=limit, offset=offset)
     return rows, model.prepare(rows), characters(rows)
 
 
