@@ -37,9 +37,9 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
-from ui.qtenv import prepare_qt_environment
+from ui.qtenv import prepare_gui_process
 
-prepare_qt_environment()  # as the app does before its QApplication
+prepare_gui_process()  # as the app does before its QApplication
 
 T_IMPORT = time.perf_counter()
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
