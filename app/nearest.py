@@ -13,13 +13,13 @@ fts5vocab), ranked by bm25.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from sqlmodel import Session
 
+from . import rare_terms
 from .arbiter import Neighbour
 from .arbiter.evaluate import fulltext_overlap
 from .db.store import dbapi
@@ -32,9 +32,6 @@ NEIGHBOURS = 10
 RANKED = 4 * NEIGHBOURS  # full-text rows ranked before the agent and status filter
 MAX_TERMS = 16
 POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
-DF_CACHE_S = 600.0
-DF_CACHE_MIN = 200
-DF_CACHE_SIZE = 50_000
 
 
 class _VectorWorker:
@@ -122,29 +119,12 @@ def neighbour_terms(body: str) -> list[str]:
     return unique[:MAX_TERMS]
 
 
-def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, float]]) -> list[str]:
+def _pick_terms(s: Session, terms: Sequence[str], cache: dict[Any, tuple[int, float]]) -> list[str]:
     """The rarest terms, within a postings budget: they decide bm25's top anyway, and
     ranking every memory that shares a common word ("user", "用户") would cost tens of
     milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
-    db = dbapi(s)
-    # Counting a term's documents reads its whole doclist, so common words are costly
-    # to look up: they are also the ones every candidate repeats, hence a cache of the
-    # large counts only. A stale large count only shifts which rare words are picked.
-    now = time.monotonic()
-    if len(cache) > DF_CACHE_SIZE:
-        cache.clear()
-    df: dict[str, int] = {}
-    for term in terms:
-        hit = cache.get(term)
-        if hit is None or now - hit[1] > DF_CACHE_S:
-            found = db.execute(
-                "SELECT doc FROM memory_fts_vocab WHERE term = ?", (term,)
-            ).fetchone()
-            hit = (int(found[0]) if found is not None and found[0] else 0, now)
-            if hit[0] >= DF_CACHE_MIN:  # rare words are cheap to count and change fast
-                cache[term] = hit
-        if hit[0]:
-            df[term] = hit[0]
+    counts = rare_terms.document_counts(dbapi(s), "memory_fts", terms, cache)
+    df = {t: n for t, n in counts.items() if n}
     picked: list[str] = []
     spent = 0
     for term in sorted(df, key=lambda t: (df[t], t)):
@@ -161,7 +141,7 @@ def fulltext_neighbours(
     rt: Runtime, s: Session, arow: AgentLike, body: str
 ) -> list[tuple[int, float]]:
     """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
-    cache: dict[str, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
+    cache: dict[Any, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
     terms = _pick_terms(s, neighbour_terms(body), cache)
     if not terms:
         return []

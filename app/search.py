@@ -179,6 +179,7 @@ def search(
     )
     want = offset + limit + 1
     retrieval = rt.services.get("retrieval")
+    counts = rt.services.setdefault("fts_document_counts", {})
     if mode == "semantic" and retrieval is None:
         raise InvalidInput(
             "Semantic search needs the vector index, which is not available "
@@ -206,7 +207,7 @@ def search(
             if mode in ("fulltext", "hybrid") and kind == "tape":
                 # Tape hits are re-scored with the agent's own statistics (app.rerank),
                 # then smoothed over their thread (app.neighbours).
-                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL))
+                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL), counts=counts)
                 assert arow.id is not None
                 pool = rescore(s, arow.id, arow.next_seq - 1, query, pool)
                 smoothed = smooth(
@@ -217,7 +218,8 @@ def search(
                     extra_why.setdefault((kind, i), {}).update(parts)
             elif mode in ("fulltext", "hybrid"):
                 lists[f"fulltext:{kind}"] = [
-                    ((kind, i), sc) for i, sc in fulltext_ids(s, arow, kind, query, f, want)
+                    ((kind, i), sc)
+                    for i, sc in fulltext_ids(s, arow, kind, query, f, want, counts=counts)
                 ]
             if mode in ("semantic", "hybrid") and retrieval is not None:
                 if kind == "tape":
