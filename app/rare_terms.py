@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -85,16 +84,20 @@ def bm25(
         return {}
     marks = ", ".join(str(int(i)) for i in ids)
     found = db.execute(f"SELECT rowid, tokens FROM {table} WHERE rowid IN ({marks})").fetchall()
-    docs = {int(i): Counter(str(t).split()[1:]) for i, t in found}  # [0] is the agent token
-    lengths = {i: sum(c.values()) for i, c in docs.items()}
+    # A token string's words counted with str.count on " word " (C speed; a Counter of
+    # every token cost ~50 µs a row in Python): each separator doubled, so that
+    # adjacent repeats are all counted. The first token is the agent's: not a word.
+    docs = {int(i): " " + str(t).replace(" ", "  ") + " " for i, t in found}
+    lengths = {int(i): str(t).count(" ") for i, t in found}
     average = (sum(lengths.values()) / len(lengths)) or 1.0
     idf = {g: max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6) for g, n in df.items()}
+    needles = {g: [f" {t} " for t in g] for g in idf}
     out: dict[int, float] = {}
-    for i, tf_doc in docs.items():
+    for i, doc in docs.items():
         norm = K1 * (1 - B + B * lengths[i] / average)
         score = 0.0
         for group, weight in idf.items():
-            tf = sum(tf_doc.get(t, 0) for t in group)
+            tf = sum(doc.count(n) for n in needles[group])
             if tf:
                 score += weight * tf * (K1 + 1) / (tf + norm)
         out[i] = score
