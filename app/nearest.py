@@ -1,9 +1,9 @@
 """A candidate memory's nearest active memories, for confrontation at write time.
 
 Full-text and vector neighbours are fused (`search.fuse`), so unembedded memories count.
-The vector half (the candidate's embedding and the HNSW query) runs on a worker thread
-while this thread ranks full-text neighbours: numpy, chromadb and SQLite's FTS5 ranking
-release the GIL, so the two overlap on a second core.
+The vector half (the candidate's embedding and the HNSW query) runs on the retrieval
+service's worker thread while this thread ranks full-text neighbours: numpy, chromadb and
+SQLite's FTS5 ranking release the GIL, so the two overlap on a second core.
 
 Full-text neighbours: the candidate's Latin words and CJK bigrams, each on its own and
 OR-ed, restricted to the rarest within a postings budget (document frequencies from
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from sqlmodel import Session
@@ -34,48 +33,23 @@ MAX_TERMS = 16
 POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
 
 
-class _VectorWorker:
-    """One thread that asks the vector index for a candidate's neighbours while the
-    caller's thread ranks full-text ones: the embedding and the HNSW query (numpy and
-    chromadb) and SQLite's FTS5 ranking release the GIL, so the two halves overlap on
-    a second core. Closed with the engine (the runtime's services)."""
-
-    def __init__(self) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tapemind-neighbours")
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True)
-
-
-def _vector_neighbours(
-    rt: Runtime, retrieval: Any, arow: AgentLike, body: str
-) -> list[tuple[int, float]]:
-    """(id, cosine) of the active memories nearest to `body`, read in a session of its
-    own (a session is one thread's)."""
-
-    with rt.read() as s:
-        found = retrieval.semantic_ids(
-            s, arow, "memory", body, Filters(statuses=("active",)), NEIGHBOURS
-        )
-    return [(int(i), float(c)) for i, c in found]
-
-
 def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
     """The candidate's nearest active memories: full-text and vector lists fused."""
     from .search import fuse  # search imports memories, which imports us
 
     retrieval = rt.services.get("retrieval")
-    pending: Future[list[tuple[int, float]]] | None = None
-    if retrieval is not None:
-        worker = rt.services.get("vector_worker")
-        if worker is None:
-            worker = rt.services.setdefault("vector_worker", _VectorWorker())
-        pending = worker.pool.submit(_vector_neighbours, rt, retrieval, arow, body)
+    # The candidate's embedding and the vector query run on the retrieval service's
+    # worker thread while this one ranks full-text neighbours (see `begin`).
+    begin = getattr(retrieval, "begin", None)
+    pending = begin(s, arow, "memory", body, NEIGHBOURS) if begin is not None else None
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
     cosines: dict[int, float] = {}
-    if pending is not None:
+    if retrieval is not None:
+        active = Filters(statuses=("active",))
         try:
-            lists["semantic"] = pending.result()
+            extra = {"pending": pending} if pending is not None else {}
+            found = retrieval.semantic_ids(s, arow, "memory", body, active, NEIGHBOURS, **extra)
+            lists["semantic"] = [(int(i), float(c)) for i, c in found]
         except Exception:  # the index is derived data: full-text alone still confronts
             log.exception("vector neighbours failed; confronting with full-text only")
             lists["semantic"] = []
