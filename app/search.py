@@ -123,7 +123,8 @@ def fuse(
         weight = (weights or {}).get(name, 1.0)
         for rank, (key, raw) in enumerate(items):
             scores[key] = scores.get(key, 0.0) + weight / (k + rank + 1)
-            parts.setdefault(key, {})[name] = round(raw, 4)
+            # Four significant digits: bm25 in a tiny home is ~1e-6, not "0".
+            parts.setdefault(key, {})[name] = float(f"{raw:.4g}")
     ordered = sorted(scores.items(), key=lambda kv: -kv[1])
     return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
 
