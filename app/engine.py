@@ -16,7 +16,21 @@ from typing import IO, Any
 
 from sqlalchemy import text
 
-from . import agents, approvals, audit, grants, memories, recall, reviewer, search, tape, transfer
+from . import (
+    agents,
+    approvals,
+    audit,
+    grants,
+    memories,
+    memory_owner,
+    memory_views,
+    recall,
+    reviewer,
+    search,
+    tape,
+    transfer,
+    used,
+)
 from . import home as homes
 from .clock import Clock, SystemClock
 from .db.store import Store
@@ -257,7 +271,7 @@ class Engine:
 
     def memory(self, memory_id: int, *, agent: str | None = None) -> MemoryDetail:
         """A memory with sources, parents, children and versions."""
-        return memories.detail(self._rt, memory_id, agent)
+        return memory_views.detail(self._rt, memory_id, agent)
 
     def memories(
         self,
@@ -268,27 +282,27 @@ class Engine:
         limit: int = 50,
         offset: int = 0,
     ) -> list[Memory]:
-        return memories.list_(
+        return memory_views.list_(
             self._rt, agent, category=category, status=status, limit=limit, offset=offset
         )
 
     def count_memories(
         self, agent: str, *, category: str | None = None, status: str | None = None
     ) -> int:
-        return memories.count(self._rt, agent, category=category, status=status)
+        return memory_views.count(self._rt, agent, category=category, status=status)
 
     def edit_memory(self, memory_id: int, text: str) -> Memory:
         """Owner edit: a new version; the old text stays in the history."""
-        return memories.edit(self._rt, memory_id, text)
+        return memory_owner.edit(self._rt, memory_id, text)
 
     def forget(self, memory_id: int) -> Memory:
         """Remove the text, keep a hash tombstone so it is not learned again."""
-        return memories.forget(self._rt, memory_id)
+        return memory_owner.forget(self._rt, memory_id)
 
     def report_used(self, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
         """Memories the agent actually used in `turn`: reinforced, and the parents
         of what that turn remembers."""
-        return memories.report_used(self._rt, agent, turn, memory_ids)
+        return used.report_used(self._rt, agent, turn, memory_ids)
 
     # -- audit, export ---------------------------------------------------------
 
@@ -591,7 +605,7 @@ class Engine:
     ) -> list[Memory]:
         """The page of `memories(...)` that follows a page ending with memory
         `before_id`: as quick at the end of a long list as at its start."""
-        return memories.list_(
+        return memory_views.list_(
             self._rt, agent, category=category, status=status, limit=limit, before_id=before_id
         )
 

@@ -25,15 +25,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 import snowballstemmer
+from sqlalchemy import text
 
 from .textnorm import CJK_LETTERS
 
 _CJK = CJK_LETTERS
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+# A Latin word ends where a CJK run starts: "Postgres数据库" is two words, so
+# "数据库" finds it (\w alone would glue them into one token nothing else matches).
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
 _LATIN_WORD = re.compile(r"[a-z]+")
 
@@ -107,29 +111,65 @@ def query_groups(query: str) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(groups))
 
 
+def _quoted(group: tuple[str, ...]) -> str:
+    quoted = [f'"{t}"' for t in group]
+    return quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})"
+
+
 def query_terms(query: str) -> list[str]:
     """FTS5 query terms (each quoted, or an OR group) for a free-text query."""
-    out = []
-    for group in query_groups(query):
-        quoted = [f'"{t}"' for t in group]
-        out.append(quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})")
-    return out
+    return [_quoted(g) for g in query_groups(query)]
+
+
+def groups_expression(
+    groups: Sequence[tuple[str, ...]], agent_id: int | None, *, any_term: bool = True
+) -> str | None:
+    """A MATCH expression for query terms (`query_groups`) restricted to one agent (None:
+    not restricted, the caller filters by agent itself), or None when there is no term.
+    `any_term`: OR the terms (ranked by bm25), else AND them."""
+    if not groups:
+        return None
+    joined = (" OR " if any_term else " AND ").join(_quoted(g) for g in groups)
+    if agent_id is None:
+        return f"({joined})"
+    return f"{agent_token(agent_id)} AND ({joined})"
 
 
 def match_expression(query: str, agent_id: int | None, *, any_term: bool = True) -> str | None:
-    """A MATCH expression for `query` restricted to one agent (None: not restricted,
-    the caller filters by agent itself), or None when the query has no searchable
-    word. `any_term`: OR the terms (ranked by bm25), else AND them."""
-    terms = query_terms(query)
-    if not terms:
-        return None
-    joiner = " OR " if any_term else " AND "
-    if agent_id is None:
-        return f"({joiner.join(terms)})"
-    return f"{agent_token(agent_id)} AND ({joiner.join(terms)})"
+    """`groups_expression` of a free-text query: None when it has no searchable word."""
+    return groups_expression(query_groups(query), agent_id, any_term=any_term)
 
 
 FTS_TABLES = ("memory_fts", "tape_fts")
+# The rows each full-text table indexes: (table, text column, which rows).
+_SOURCES = {
+    "memory_fts": ("memories", "text", "status != 'forgotten'"),
+    "tape_fts": ("tape_entries", "content", "erased_at IS NULL"),
+}
+REBUILD_BATCH = 5_000
+
+
+def rebuild(conn: Any) -> None:
+    """Recreate both full-text tables from the rows they index, `REBUILD_BATCH` rows
+    at a time (a big tape never sits in memory whole). `conn` is a SQLAlchemy
+    connection inside the caller's transaction: an import, or a migration when the
+    token rules change."""
+    for fts, (table, column, where) in _SOURCES.items():
+        conn.execute(text(f"DELETE FROM {fts}"))
+        last = 0
+        while True:
+            rows = conn.execute(
+                text(
+                    f"SELECT id, agent_id, {column} FROM {table} WHERE {where} AND id > :last "
+                    "ORDER BY id LIMIT :n"
+                ),
+                {"last": last, "n": REBUILD_BATCH},
+            ).all()
+            if not rows:
+                break
+            batch = [{"id": i, "tokens": index_tokens(body, agent)} for i, agent, body in rows]
+            conn.execute(text(f"INSERT INTO {fts} (rowid, tokens) VALUES (:id, :tokens)"), batch)
+            last = rows[-1][0]
 
 
 def purge(db: Any, table: str) -> None:

@@ -13,36 +13,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, text, update
-from sqlmodel import Session, col, select
+from sqlalchemy import text
+from sqlmodel import Session
 
 from . import confront, intake
 from .clock import from_iso, from_iso_or_none
 from .db.schema import (
     AgentRow,
     EmbedQueueRow,
-    LineageRow,
     MemoryRow,
-    MemoryUseRow,
-    MemoryVersionRow,
-    ProvenanceRow,
-    TapeEntryRow,
 )
 from .db.store import dbapi
-from .errors import InvalidInput, NotFound, Refused
+from .errors import NotFound, Refused
 from .events import record
-from .fulltext import index_tokens, purge
+from .fulltext import index_tokens
 from .models import (
-    STATUSES,
     Memory,
-    MemoryDetail,
-    MemoryLink,
-    MemoryVersion,
     NewEntry,
     RememberResult,
 )
-from .runtime import AgentLike, Runtime, agent_ref, agent_row
-from .tape import append_in, label, to_entry
+from .runtime import AgentLike, Runtime, agent_ref
+from .tape import append_in, label
 from .textnorm import memory_hash
 
 MAX_LIST = 1000
@@ -103,7 +94,7 @@ def to_memory(row: MemoryRow, agent: str) -> Memory:
     return memory_of(tuple(getattr(row, name) for name in _MEMORY_FIELDS), agent)
 
 
-def _owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[MemoryRow, str]:
+def owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[MemoryRow, str]:
     row = s.get(MemoryRow, memory_id)
     owner = s.get(AgentRow, row.agent_id) if row is not None else None
     if row is None or owner is None or (agent is not None and owner.name != agent):
@@ -168,7 +159,7 @@ def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[
     return rows
 
 
-def _check_parents(
+def check_parents(
     s: Session, arow: AgentLike, parents: Sequence[int], *, what: str = "Parent memory"
 ) -> list[int]:
     db = dbapi(s)
@@ -239,7 +230,7 @@ def remember(
         arow = agent_ref(s, agent)
         assert arow.id is not None
         src_rows = _check_sources(s, arow, sources)
-        parent_ids = _check_parents(s, arow, parents)
+        parent_ids = check_parents(s, arow, parents)
         if is_forgotten(s, arow.id, digest):
             raise Refused(
                 "The owner asked to forget this memory; it will not be learned again.",
@@ -370,281 +361,3 @@ def store_new(
         archived_at=None,
         superseded_by=None,
     )
-
-
-def _links(s: Session, memory_id: int, *, parents: bool) -> tuple[MemoryLink, ...]:
-    if parents:
-        q = select(LineageRow.parent_id, LineageRow.relation).where(
-            LineageRow.child_id == memory_id
-        )
-    else:
-        q = select(LineageRow.child_id, LineageRow.relation).where(
-            LineageRow.parent_id == memory_id
-        )
-    out = []
-    for other_id, relation in s.exec(q).all():
-        other = s.get(MemoryRow, other_id)
-        if other is not None:
-            out.append(MemoryLink(other.id, relation, other.category, other.status, other.text))
-    return tuple(out)
-
-
-def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetail:
-    """A memory with its source entries, parents, children and versions.
-
-    With `agent`, only that agent's memories are visible."""
-    with rt.read() as s:
-        row, owner = _owned_memory(s, memory_id, agent)
-        sources = s.exec(
-            select(TapeEntryRow)
-            .join(ProvenanceRow, col(ProvenanceRow.entry_id) == col(TapeEntryRow.id))
-            .where(ProvenanceRow.memory_id == memory_id)
-            .order_by(col(TapeEntryRow.seq))
-        ).all()
-        versions = s.exec(
-            select(MemoryVersionRow)
-            .where(MemoryVersionRow.memory_id == memory_id)
-            .order_by(col(MemoryVersionRow.version))
-        ).all()
-        return MemoryDetail(
-            memory=to_memory(row, owner),
-            sources=tuple(to_entry(e, owner) for e in sources),
-            parents=_links(s, memory_id, parents=True),
-            children=_links(s, memory_id, parents=False),
-            versions=tuple(
-                MemoryVersion(v.version, v.text, from_iso(v.changed_at), v.changed_by, v.reason)
-                for v in versions
-            ),
-        )
-
-
-def _filters(arow: AgentLike, category: str | None, status: str | None) -> list[Any]:
-    if category is not None:
-        intake.check_category(category)
-    if status is not None and status not in STATUSES:
-        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)}.")
-    conds: list[Any] = [MemoryRow.agent_id == arow.id]
-    if category is not None:
-        conds.append(MemoryRow.category == category)
-    if status is not None:
-        conds.append(MemoryRow.status == status)
-    return conds
-
-
-def list_(
-    rt: Runtime,
-    agent: str,
-    *,
-    category: str | None = None,
-    status: str | None = None,
-    limit: int = 50,
-    offset: int = 0,
-    before_id: int | None = None,
-) -> list[Memory]:
-    """One page of an agent's memories, newest first (with `before_id`: the ones
-    older than that memory, the page after a page that ended with it).
-
-    The indexes are (agent, status, id) and (agent, category, status, id), so
-    "newest first across statuses" is one index walk per status, merged; a
-    plain ORDER BY would sort every memory of the agent (25 ms at 100k). An
-    offset still reads every row before it (390 ms of CPU at offset 99,800);
-    `before_id` starts each walk at that id instead."""
-    if limit <= 0 or offset < 0:
-        raise InvalidInput("limit must be positive and offset not negative.")
-    if category is not None:
-        intake.check_category(category)
-    if status is not None and status not in STATUSES:
-        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)}.")
-    limit = min(limit, MAX_LIST)
-    with rt.read() as s:
-        arow = agent_ref(s, agent)
-        where = "agent_id = ?" + (" AND category = ?" if category is not None else "")
-        args: list[Any] = [arow.id] + ([category] if category is not None else [])
-        if before_id is not None:
-            where += " AND id < ?"
-            args.append(int(before_id))
-        parts, params = [], []
-        for one in [status] if status is not None else STATUSES:
-            parts.append(
-                f"SELECT * FROM (SELECT {MEMORY_COLUMNS} FROM memories "
-                f"WHERE {where} AND status = ? ORDER BY id DESC LIMIT ?)"
-            )
-            params += [*args, one, offset + limit]
-        rows = (
-            dbapi(s)
-            .execute(
-                " UNION ALL ".join(parts) + " ORDER BY id DESC LIMIT ? OFFSET ?",
-                (*params, limit, offset),
-            )
-            .fetchall()
-        )
-        return [memory_of(r, agent) for r in rows]
-
-
-def count(
-    rt: Runtime, agent: str, *, category: str | None = None, status: str | None = None
-) -> int:
-    with rt.read() as s:
-        arow = agent_row(s, agent)
-        return int(
-            s.exec(
-                select(func.count()).select_from(MemoryRow).where(*_filters(arow, category, status))
-            ).one()
-        )
-
-
-def edit(
-    rt: Runtime,
-    memory_id: int,
-    body: str,
-    *,
-    actor: str = "owner",
-    reason: str = "edited by the owner",
-) -> Memory:
-    """Owner edit: a new version of the text; earlier versions are kept."""
-    body = body.strip()
-    if not body:
-        raise InvalidInput("The new text is empty; to remove a memory use `tapemind forget`.")
-    try:
-        body.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput("The new text is not valid Unicode (a lone surrogate).") from None
-    if len(body) > intake.MAX_MEMORY_CHARS:
-        raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
-    body = rt.redact(body)
-    # The owner is held to the same rule as agents: a credential never enters a memory
-    # (it would be recalled into every agent's context); the vault is its place.
-    kind = intake.credential_kind(body)
-    if kind is not None:
-        raise Refused(
-            f"The new text looks like it contains a credential ({kind}). Keep credentials "
-            "in the vault (tapemind vault set NAME) and leave the memory without it.",
-            code="credential",
-        )
-    now = rt.now_iso()
-    with rt.write() as s:
-        row, owner = _owned_memory(s, memory_id, None)
-        if row.status == "forgotten":
-            raise InvalidInput(f"Memory {memory_id} was forgotten; its text cannot be edited.")
-        if body == row.text:
-            return to_memory(row, owner)
-        row.version += 1
-        row.text = body
-        row.content_hash = memory_hash(body)
-        row.updated_at = now
-        s.add(row)
-        s.execute(
-            insert(MemoryVersionRow),
-            {
-                "memory_id": row.id,
-                "version": row.version,
-                "text": body,
-                "content_hash": row.content_hash,
-                "changed_at": now,
-                "changed_by": actor,
-                "reason": reason,
-            },
-        )
-        index_memory_text(s, row.id, body, row.agent_id, now)
-        record(
-            s,
-            now,
-            "memory.edit",
-            agent=owner,
-            actor=actor,
-            ids=[row.id],
-            counts={"version": row.version},
-        )
-        return to_memory(row, owner)
-
-
-def forget(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Memory:
-    """Remove a memory's text everywhere, keeping its hash so it is not learned again."""
-    now = rt.now_iso()
-    with rt.write() as s:
-        row, owner = _owned_memory(s, memory_id, None)
-        row.text = ""
-        row.status = "forgotten"
-        row.updated_at = now
-        s.add(row)
-        s.execute(
-            update(MemoryVersionRow)
-            .where(col(MemoryVersionRow.memory_id) == memory_id)
-            .values(text="")
-        )
-        unindex_memory(s, memory_id)
-        purge(dbapi(s), "memory_fts")
-        erased = _erase_remember_calls(s, memory_id, now)
-        if erased:
-            purge(dbapi(s), "tape_fts")
-            record(s, now, "tape.erase", agent=owner, actor=actor, ids=erased)
-        record(
-            s,
-            now,
-            "memory.forget",
-            agent=owner,
-            actor=actor,
-            ids=[memory_id],
-            counts={"tape_erased": len(erased)},
-        )
-        result = to_memory(row, owner)
-    rt.store.checkpoint()
-    return result
-
-
-def _erase_remember_calls(s: Session, memory_id: int, now: str) -> list[int]:
-    """Erase the tape entries that a source-less `remember` wrote for this memory:
-    their content is the memory's text, so forgetting must take them too."""
-    db = dbapi(s)
-    ids = [
-        int(i)
-        for (i,) in db.execute(
-            "SELECT e.id FROM provenance p JOIN tape_entries e ON e.id = p.entry_id "
-            "WHERE p.memory_id = ? AND e.kind = 'event' AND e.erased_at IS NULL "
-            "AND json_extract(e.meta, '$.call') = 'remember'",
-            (memory_id,),
-        )
-    ]
-    for entry_id in ids:
-        db.execute(
-            "UPDATE tape_entries SET content = '', meta = NULL, erased_at = ? WHERE id = ?",
-            (now, entry_id),
-        )
-        db.execute("DELETE FROM tape_fts WHERE rowid = ?", (entry_id,))
-        db.execute("DELETE FROM embed_queue WHERE kind = 'tape' AND item_id = ?", (entry_id,))
-    return ids
-
-
-def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
-    """The agent used these memories in `turn`: reinforce them, and make them the
-    `derived` parents of whatever that turn remembers. Returns the ids recorded."""
-    if not turn:
-        raise InvalidInput("turn is required: the turn in which the memories were used.")
-    now = rt.now_iso()
-    with rt.write() as s:
-        arow = agent_row(s, agent)
-        ids = _check_parents(s, arow, [int(m) for m in memory_ids], what="Memory")
-        fresh = []
-        for memory_id in ids:
-            key = (arow.id, turn, memory_id)
-            if s.get(MemoryUseRow, key) is not None:
-                continue
-            assert arow.id is not None
-            s.add(MemoryUseRow(agent_id=arow.id, turn=turn, memory_id=memory_id, reported_at=now))
-            fresh.append(memory_id)
-        if fresh:
-            s.execute(
-                update(MemoryRow)
-                .where(col(MemoryRow.id).in_(fresh))
-                .values(use_count=MemoryRow.use_count + 1, last_used_at=now)
-            )
-        record(
-            s,
-            now,
-            "memory.use",
-            agent=agent,
-            actor="agent",
-            ids=fresh,
-            counts={"memories": len(fresh)},
-        )
-        return fresh

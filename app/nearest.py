@@ -1,9 +1,9 @@
 """A candidate memory's nearest active memories, for confrontation at write time.
 
 Full-text and vector neighbours are fused (`search.fuse`), so unembedded memories count.
-The vector half (the candidate's embedding and the HNSW query) runs on a worker thread
-while this thread ranks full-text neighbours: numpy, chromadb and SQLite's FTS5 ranking
-release the GIL, so the two overlap on a second core.
+The vector half (the candidate's embedding and the HNSW query) runs on the retrieval
+service's worker thread while this thread ranks full-text neighbours: numpy, chromadb and
+SQLite's FTS5 ranking release the GIL, so the two overlap on a second core.
 
 Full-text neighbours: the candidate's Latin words and CJK bigrams, each on its own and
 OR-ed, restricted to the rarest within a postings budget (document frequencies from
@@ -13,13 +13,12 @@ fts5vocab), ranked by bm25.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from sqlmodel import Session
 
+from . import rare_terms
 from .arbiter import Neighbour
 from .arbiter.evaluate import fulltext_overlap
 from .db.store import dbapi
@@ -32,35 +31,6 @@ NEIGHBOURS = 10
 RANKED = 4 * NEIGHBOURS  # full-text rows ranked before the agent and status filter
 MAX_TERMS = 16
 POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (about)
-DF_CACHE_S = 600.0
-DF_CACHE_MIN = 200
-DF_CACHE_SIZE = 50_000
-
-
-class _VectorWorker:
-    """One thread that asks the vector index for a candidate's neighbours while the
-    caller's thread ranks full-text ones: the embedding and the HNSW query (numpy and
-    chromadb) and SQLite's FTS5 ranking release the GIL, so the two halves overlap on
-    a second core. Closed with the engine (the runtime's services)."""
-
-    def __init__(self) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tapemind-neighbours")
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True)
-
-
-def _vector_neighbours(
-    rt: Runtime, retrieval: Any, arow: AgentLike, body: str
-) -> list[tuple[int, float]]:
-    """(id, cosine) of the active memories nearest to `body`, read in a session of its
-    own (a session is one thread's)."""
-
-    with rt.read() as s:
-        found = retrieval.semantic_ids(
-            s, arow, "memory", body, Filters(statuses=("active",)), NEIGHBOURS
-        )
-    return [(int(i), float(c)) for i, c in found]
 
 
 def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
@@ -68,17 +38,18 @@ def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neig
     from .search import fuse  # search imports memories, which imports us
 
     retrieval = rt.services.get("retrieval")
-    pending: Future[list[tuple[int, float]]] | None = None
-    if retrieval is not None:
-        worker = rt.services.get("vector_worker")
-        if worker is None:
-            worker = rt.services.setdefault("vector_worker", _VectorWorker())
-        pending = worker.pool.submit(_vector_neighbours, rt, retrieval, arow, body)
+    # The candidate's embedding and the vector query run on the retrieval service's
+    # worker thread while this one ranks full-text neighbours (see `begin`).
+    begin = getattr(retrieval, "begin", None)
+    pending = begin(s, arow, "memory", body, NEIGHBOURS) if begin is not None else None
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
     cosines: dict[int, float] = {}
-    if pending is not None:
+    if retrieval is not None:
+        active = Filters(statuses=("active",))
         try:
-            lists["semantic"] = pending.result()
+            extra = {"pending": pending} if pending is not None else {}
+            found = retrieval.semantic_ids(s, arow, "memory", body, active, NEIGHBOURS, **extra)
+            lists["semantic"] = [(int(i), float(c)) for i, c in found]
         except Exception:  # the index is derived data: full-text alone still confronts
             log.exception("vector neighbours failed; confronting with full-text only")
             lists["semantic"] = []
@@ -122,29 +93,12 @@ def neighbour_terms(body: str) -> list[str]:
     return unique[:MAX_TERMS]
 
 
-def _pick_terms(s: Session, terms: Sequence[str], cache: dict[str, tuple[int, float]]) -> list[str]:
+def _pick_terms(s: Session, terms: Sequence[str], cache: dict[Any, tuple[int, float]]) -> list[str]:
     """The rarest terms, within a postings budget: they decide bm25's top anyway, and
     ranking every memory that shares a common word ("user", "用户") would cost tens of
     milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
-    db = dbapi(s)
-    # Counting a term's documents reads its whole doclist, so common words are costly
-    # to look up: they are also the ones every candidate repeats, hence a cache of the
-    # large counts only. A stale large count only shifts which rare words are picked.
-    now = time.monotonic()
-    if len(cache) > DF_CACHE_SIZE:
-        cache.clear()
-    df: dict[str, int] = {}
-    for term in terms:
-        hit = cache.get(term)
-        if hit is None or now - hit[1] > DF_CACHE_S:
-            found = db.execute(
-                "SELECT doc FROM memory_fts_vocab WHERE term = ?", (term,)
-            ).fetchone()
-            hit = (int(found[0]) if found is not None and found[0] else 0, now)
-            if hit[0] >= DF_CACHE_MIN:  # rare words are cheap to count and change fast
-                cache[term] = hit
-        if hit[0]:
-            df[term] = hit[0]
+    counts = rare_terms.document_counts(dbapi(s), "memory_fts", terms, cache)
+    df = {t: n for t, n in counts.items() if n}
     picked: list[str] = []
     spent = 0
     for term in sorted(df, key=lambda t: (df[t], t)):
@@ -161,7 +115,7 @@ def fulltext_neighbours(
     rt: Runtime, s: Session, arow: AgentLike, body: str
 ) -> list[tuple[int, float]]:
     """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
-    cache: dict[str, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
+    cache: dict[Any, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
     terms = _pick_terms(s, neighbour_terms(body), cache)
     if not terms:
         return []

@@ -150,7 +150,8 @@ def _query_route(
     # Embedding and vector query on a worker thread while full-text runs here.
     begin = getattr(retrieval, "begin", None)
     pending = begin(s, arow, "memory", query, ROUTE_DEPTH) if begin is not None else None
-    lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH)
+    counts = rt.services.setdefault("fts_document_counts", {})
+    lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH, counts=counts)
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": lexical}
     weak: set[int] = set()
     if retrieval is not None:
@@ -164,7 +165,9 @@ def _query_route(
     # Most agents have no archived memory: one index probe instead of a full-text query.
     if dbapi(s).execute(_ANY_ARCHIVED_SQL, (arow.id,)).fetchone() is not None:
         archived_only = Filters(statuses=("archived",))
-        archived = [i for i, _ in fulltext_ids(s, arow, "memory", query, archived_only, 10)]
+        archived = [
+            i for i, _ in fulltext_ids(s, arow, "memory", query, archived_only, 10, counts=counts)
+        ]
     order = [memory_id for memory_id, _, _ in fuse(lists, k=RRF_K)]
     return order, weak - set(order), archived
 

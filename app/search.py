@@ -123,7 +123,8 @@ def fuse(
         weight = (weights or {}).get(name, 1.0)
         for rank, (key, raw) in enumerate(items):
             scores[key] = scores.get(key, 0.0) + weight / (k + rank + 1)
-            parts.setdefault(key, {})[name] = round(raw, 4)
+            # Four significant digits: bm25 in a tiny home is ~1e-6, not "0".
+            parts.setdefault(key, {})[name] = float(f"{raw:.4g}")
     ordered = sorted(scores.items(), key=lambda kv: -kv[1])
     return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
 
@@ -179,6 +180,7 @@ def search(
     )
     want = offset + limit + 1
     retrieval = rt.services.get("retrieval")
+    counts = rt.services.setdefault("fts_document_counts", {})
     if mode == "semantic" and retrieval is None:
         raise InvalidInput(
             "Semantic search needs the vector index, which is not available "
@@ -206,7 +208,7 @@ def search(
             if mode in ("fulltext", "hybrid") and kind == "tape":
                 # Tape hits are re-scored with the agent's own statistics (app.rerank),
                 # then smoothed over their thread (app.neighbours).
-                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL))
+                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL), counts=counts)
                 assert arow.id is not None
                 pool = rescore(s, arow.id, arow.next_seq - 1, query, pool)
                 smoothed = smooth(
@@ -217,7 +219,8 @@ def search(
                     extra_why.setdefault((kind, i), {}).update(parts)
             elif mode in ("fulltext", "hybrid"):
                 lists[f"fulltext:{kind}"] = [
-                    ((kind, i), sc) for i, sc in fulltext_ids(s, arow, kind, query, f, want)
+                    ((kind, i), sc)
+                    for i, sc in fulltext_ids(s, arow, kind, query, f, want, counts=counts)
                 ]
             if mode in ("semantic", "hybrid") and retrieval is not None:
                 if kind == "tape":

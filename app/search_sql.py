@@ -15,10 +15,11 @@ from typing import Any
 import regex
 from sqlmodel import Session
 
+from . import rare_terms
 from .clock import to_iso
 from .db.store import dbapi
 from .errors import InvalidInput
-from .fulltext import match_expression
+from .fulltext import groups_expression, query_groups
 from .runtime import AgentLike
 
 MAX_REGEX_CHARS = 500
@@ -76,9 +77,9 @@ def _tape_conditions(arow: AgentLike, f: Filters) -> tuple[str, list[Any]]:
     return " AND ".join(sql), params
 
 
-def _owns_most(db: Any, arow: AgentLike, kind: str) -> bool:
-    """Whether the agent holds at least DOMINANT_SHARE of the full-text rows of `kind`
-    (from counts kept up to date by triggers and the tape's sequence numbers: O(agents))."""
+def _row_counts(db: Any, arow: AgentLike, kind: str) -> tuple[int, int]:
+    """(the home's full-text rows of `kind`, the agent's), from counts kept up to date by
+    triggers and the tape's sequence numbers: O(agents)."""
     if kind == "memory":
         sql = (
             "SELECT sum(n), sum(CASE WHEN agent_id = ? THEN n ELSE 0 END) FROM memory_class_counts"
@@ -89,51 +90,76 @@ def _owns_most(db: Any, arow: AgentLike, kind: str) -> bool:
             "FROM agents"
         )
     total, mine = db.execute(sql, (arow.id,)).fetchone()
-    return not total or (mine or 0) >= DOMINANT_SHARE * total
+    return int(total or 0), int(mine or 0)
 
 
 def fulltext_ids(
-    s: Session, arow: AgentLike, kind: str, query: str, f: Filters, n: int
+    s: Session,
+    arow: AgentLike,
+    kind: str,
+    query: str,
+    f: Filters,
+    n: int,
+    *,
+    counts: dict[Any, tuple[int, float]] | None = None,
 ) -> list[tuple[int, float]]:
     """(id, bm25 score, higher is better) of the best `n` full-text matches.
 
     FTS5 ranks every row that matches any query term before a LIMIT applies, so the
-    cost grows with the matches (thousands for common words at 100k rows). Two things
-    keep it down, neither changing the ranking:
+    cost grows with the matches (thousands for common words at 100k rows). Three things
+    keep it down:
     - the best `L` rows are taken from the FTS table alone and only those are joined
       with their table for the filters; when fewer than `n` pass, `L` grows (the last
       try is unbounded);
     - an agent holding most rows of the home (the usual single-agent home) is not
       restricted by its agent token inside FTS5, whose bm25 would walk that token's
       whole posting list for its IDF (the filters check the agent instead). Such a
-      token's IDF is clamped to ~0 by FTS5, so scores do not change.
+      token's IDF is clamped to ~0 by FTS5, so scores do not change;
+    - when the query's terms match more rows than `rare_terms.POSTINGS_BUDGET`, the
+      rarest terms pick a pool that every term then ranks (`app.rare_terms`).
+    `counts`: a cache of large document counts, kept by the caller for the home.
     """
     assert arow.id is not None
     db = dbapi(s)
-    expr = match_expression(query, None if _owns_most(db, arow, kind) else arow.id)
-    if expr is None:
+    groups = query_groups(query)
+    if not groups:
         return []
+    table = "memory_fts" if kind == "memory" else "tape_fts"
+    total, mine = _row_counts(db, arow, kind)
+    restrict = None if not total or mine >= DOMINANT_SHARE * total else arow.id
+    df = rare_terms.group_counts(
+        groups, rare_terms.document_counts(db, table, [t for g in groups for t in g], counts)
+    )
+    budget = rare_terms.POSTINGS_BUDGET
+    split = sum(df.values()) > budget
+    expr = groups_expression(rare_terms.pick(groups, df, budget) if split else groups, restrict)
+    if expr is None:
+        return []  # no term is in the index
     if kind == "memory":
         where, params = _memory_conditions(arow, f)
-        table, join = "memory_fts", "memories m ON m.id = t.id"
+        join = "memories m ON m.id = t.id"
         ok = f"m.id IS NOT NULL AND {where}"
     else:
         where, params = _tape_conditions(arow, f)
-        table, join = "tape_fts", "tape_entries e ON e.id = t.id"
+        join = "tape_entries e ON e.id = t.id"
         ok = f"e.id IS NOT NULL AND {where}"
     sql = (
         f"SELECT t.id, t.score, {ok} FROM (SELECT rowid AS id, bm25({table}) AS score "
         f"FROM {table} WHERE {table} MATCH ? ORDER BY score LIMIT ?) t "
         f"LEFT JOIN {join} ORDER BY t.score"
     )
-    bound = max(FTS_OVERFETCH * n, FTS_MIN_POOL)
+    bound = max(FTS_OVERFETCH * n, rare_terms.POOL if split else FTS_MIN_POOL)
     while True:
         # The driver directly: SQLAlchemy's text() compile costs more than this query.
         rows = db.execute(sql, (*params, expr, bound)).fetchall()  # `ok` comes first
         kept = [(int(i), -float(r)) for i, r, good in rows if good]
         if len(kept) >= n or len(rows) < bound or bound < 0:
-            return kept[:n]
+            break
         bound = bound * 8 if bound * 8 <= FTS_MAX_POOL else -1  # -1: no limit
+    if split:
+        scores = rare_terms.bm25(db, table, [i for i, _ in kept], df, total)
+        kept = sorted(((i, scores.get(i, 0.0)) for i, _ in kept), key=lambda p: -p[1])
+    return kept[:n]
 
 
 def regex_ids(

@@ -18,9 +18,9 @@ from typing import IO, Any
 from sqlalchemy import Table, insert, select, text
 from sqlmodel import SQLModel
 
+from . import fulltext
 from .errors import InvalidInput
 from .events import Event
-from .fulltext import index_tokens
 from .runtime import Runtime
 from .tape import EMBEDDED_KINDS
 
@@ -154,24 +154,10 @@ def import_(rt: Runtime, path: Path) -> dict[str, int]:
             ),
             {"now": now},
         )
-        rebuild_fulltext(conn)
+        fulltext.rebuild(conn)
     counts = {name: len(rows) for name, rows in batches.items()}
     rt.bus.publish(Event("home_did_import", None, (), counts))
     return counts
-
-
-def rebuild_fulltext(conn: Any) -> None:
-    """Recreate both full-text tables from the rows they index."""
-    conn.execute(text("DELETE FROM memory_fts"))
-    conn.execute(text("DELETE FROM tape_fts"))
-    for table, fts, column, where in (
-        ("memories", "memory_fts", "text", "status != 'forgotten'"),
-        ("tape_entries", "tape_fts", "content", "erased_at IS NULL"),
-    ):
-        rows = conn.execute(text(f"SELECT id, agent_id, {column} FROM {table} WHERE {where}"))
-        batch = [{"id": i, "tokens": index_tokens(body, agent)} for i, agent, body in rows]
-        if batch:
-            conn.execute(text(f"INSERT INTO {fts} (rowid, tokens) VALUES (:id, :tokens)"), batch)
 
 
 def export_to_path(rt: Runtime, path: Path) -> dict[str, int]:

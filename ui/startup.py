@@ -28,21 +28,13 @@ def mark(what: str) -> None:
 def open_engine(home: Path | None, own: bool) -> tuple[Any, Any]:
     """(engine, lock): the home opened as its owner (`own`, creating it if needed), or
     plainly (screenshots: no lock, nothing served)."""
-    from app import Engine, HomeError
+    from app import Engine
 
     if not own:
         return Engine.open(home), None
-    from app.errors import HomeBusy
-    from app.host.connect import own_home
+    from app.host import own_or_create
 
-    try:
-        return own_home(home, role="desktop")
-    except HomeBusy:
-        raise  # another process owns it: say who
-    except HomeError:
-        # Not a home yet: make one (a foreign or newer one is refused here too).
-        Engine.open(home, create=True).close()
-        return own_home(home, role="desktop")
+    return own_or_create(home, role="desktop")
 
 
 class EngineOpener(threading.Thread):
@@ -95,8 +87,7 @@ class HostStarter(threading.Thread):
 
     def run(self) -> None:
         try:
-            from app.host.background import register_default_jobs
-            from app.host.server import Host
+            from app.host import make_host
             from app.mcp.snippets import DEFAULT_PORT
 
             if self._stopping.is_set():
@@ -104,10 +95,9 @@ class HostStarter(threading.Thread):
             try:
                 # The port the agents' MCP configurations name; another host on
                 # this machine may hold it, then any free port (the lock names it).
-                host = Host(self.engine, self.lock, port=self.port or DEFAULT_PORT)
+                host = make_host(self.engine, self.lock, port=self.port or DEFAULT_PORT)
             except OSError:
-                host = Host(self.engine, self.lock, port=0)
-            register_default_jobs(host)
+                host = make_host(self.engine, self.lock, port=0)
             host.start()
             self.host = host
         except BaseException as exc:  # the app keeps working for its owner

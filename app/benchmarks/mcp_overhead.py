@@ -3,7 +3,11 @@
 A real `tapemind serve` owns a seeded home (8 agents, their memories embedded, so
 the host's indexer is idle and every call takes the full hybrid route). Each
 agent is its own client process with its own bearer token, driving the SDK's
-MCP client; 1 agent, then 8 agents calling at the same moment. For every call:
+MCP client; 1 agent, then 8 agents at once, in two paces: back to back (each agent
+calls again as soon as it has its answer: the machine saturated, a stress test) and
+together (every call of every agent starts at the same moment, the next when all 8
+have their answers: eight agents asking at once, as at the start of their turns).
+For every call:
 
     overhead = round-trip time seen by the client - the engine's time for that call
 
@@ -56,6 +60,7 @@ FACTS = [
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
 # label -> the SDK client's mode (Client(mode=...)), or "raw": app/benchmarks/mcp_raw_client.py
 PROTOCOLS = {"2026-07-28": "2026-07-28", "handshake": "legacy", "plain HTTP": "raw"}
+PACES = ("back to back", "together")
 ENGINE_MS = "tapemind/engine_ms"
 TOKEN_ENV = "TAPEMIND_BENCH_TOKEN"
 WARM_UP_CALLS = 5
@@ -141,7 +146,17 @@ def start_host(home: Path) -> tuple[subprocess.Popen[str], str]:
 # -- the clients ----------------------------------------------------------------------
 
 
-async def _client(url: str, mode: str, calls: int, agent_no: int) -> dict[str, Any]:
+def wait_for_go() -> None:
+    """Pace "together": block until the benchmark says every agent may call."""
+    sys.stdin.readline()
+
+
+def say_done() -> None:
+    print("done", flush=True)
+
+
+async def _client(url: str, mode: str, calls: int, agent_no: int, together: bool) -> dict[str, Any]:
+    import anyio
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -160,9 +175,13 @@ async def _client(url: str, mode: str, calls: int, agent_no: int) -> dict[str, A
         cpu_started = time.process_time()
         for n in range(calls):
             args = {"thread": f"t{n % 5}", "query": QUERIES[(n + agent_no) % len(QUERIES)]}
+            if together:
+                await anyio.to_thread.run_sync(wait_for_go)
             started = time.perf_counter()
             result = await client.call_tool("context", args)
             rtt.append((time.perf_counter() - started) * 1000)
+            if together:
+                say_done()
             if result.is_error or not result.meta or ENGINE_MS not in result.meta:
                 raise RuntimeError(f"context failed: {result.content[0]}")
             engine.append(float(result.meta[ENGINE_MS]))
@@ -170,7 +189,7 @@ async def _client(url: str, mode: str, calls: int, agent_no: int) -> dict[str, A
     return {"rtt": rtt, "engine": engine, "cpu_s": cpu}
 
 
-def client_main(url: str, mode: str, calls: int, agent_no: int) -> None:
+def client_main(url: str, mode: str, calls: int, agent_no: int, together: bool) -> None:
     """One agent's client process: warm up, say ready, wait for the go line, call, report."""
     import anyio
 
@@ -178,9 +197,10 @@ def client_main(url: str, mode: str, calls: int, agent_no: int) -> None:
         from .mcp_raw_client import run
 
         queries = QUERIES[agent_no % len(QUERIES) :] + QUERIES[: agent_no % len(QUERIES)]
-        report = run(url, TOKEN_ENV, queries, calls, WARM_UP_CALLS)
+        pace = (wait_for_go, say_done) if together else None
+        report = run(url, TOKEN_ENV, queries, calls, WARM_UP_CALLS, pace)
     else:
-        report = anyio.run(_client, url, mode, calls, agent_no)
+        report = anyio.run(_client, url, mode, calls, agent_no, together)
     print(json.dumps(report), flush=True)
 
 
@@ -188,6 +208,7 @@ def client_main(url: str, mode: str, calls: int, agent_no: int) -> None:
 class Round:
     protocol: str
     agents: int
+    pace: str
     rtt: list[float]
     engine: list[float]
     overhead: list[float]
@@ -198,14 +219,17 @@ class Round:
 
 
 def run_round(
-    url: str, host_pid: int, tokens: dict[str, str], label: str, n: int, calls: int
+    url: str, host_pid: int, tokens: dict[str, str], label: str, n: int, calls: int, pace: str
 ) -> Round:
-    """`n` client processes (agents 0..n-1), started together; every call's figures."""
+    """`n` client processes (agents 0..n-1), started together; every call's figures.
+    `pace`: "back to back", or "together" (each call starts when all have answered)."""
+    together = pace == "together"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     clients = []
     for i in range(n):
         argv = [sys.executable, "-m", "app.benchmarks.mcp_overhead", "--client", url]
         argv += ["--mode", PROTOCOLS[label], "--calls", str(calls), "--agent-no", str(i)]
+        argv += ["--together"] if together else []
         clients.append(
             subprocess.Popen(
                 argv,
@@ -221,11 +245,20 @@ def run_round(
         if c.stdout.readline().strip() != "ready":
             raise RuntimeError("a benchmark client failed to connect")
     load_before, host_started = load(), cpu_s(host_pid)
+    # One "go" starts them all; "together", each call then waits for a "go" of its own.
+    for step in range(1 + (calls if together else 0)):
+        for c in clients:
+            assert c.stdin is not None
+            c.stdin.write("go\n")
+            c.stdin.flush()
+        for c in clients if step else ():
+            assert c.stdout is not None
+            if c.stdout.readline().strip() != "done":
+                raise RuntimeError("a benchmark client failed")
+    # readline, not communicate: the "done" lines were read through the same buffer.
+    reports = [json.loads(c.stdout.readline()) for c in clients if c.stdout is not None]
     for c in clients:
-        assert c.stdin is not None
-        c.stdin.write("go\n")
-        c.stdin.flush()
-    reports = [json.loads(c.communicate(timeout=1800)[0]) for c in clients]
+        c.wait(timeout=60)
     host_cpu = cpu_s(host_pid) - host_started
     rtt = [t for r in reports for t in r["rtt"]]
     engine = [t for r in reports for t in r["engine"]]
@@ -233,6 +266,7 @@ def run_round(
     return Round(
         protocol=label,
         agents=n,
+        pace=pace if n > 1 else "-",
         rtt=rtt,
         engine=engine,
         overhead=[a - b for a, b in zip(rtt, engine, strict=True)],
@@ -255,12 +289,13 @@ def print_report(
     )
     print("overhead = client round trip - engine time of the same call (sent back in _meta)")
     print(
-        f"{'protocol':<11} {'agents':>6}  {'overhead p50/p95':>17}  {'round trip p50/p95':>19}"
+        f"{'protocol':<11} {'agents':>6} {'pace':<12}  {'overhead p50/p95':>17}"
+        f"  {'round trip p50/p95':>19}"
         f"  {'engine p50/p95':>17}  {'CPU/call host, client':>21}  load"
     )
     for r in rounds:
         print(
-            f"{r.protocol:<11} {r.agents:>6}  "
+            f"{r.protocol:<11} {r.agents:>6} {r.pace:<12}  "
             f"{pct(r.overhead, 0.5):6.1f}/{pct(r.overhead, 0.95):6.1f} ms  "
             f"{pct(r.rtt, 0.5):7.1f}/{pct(r.rtt, 0.95):7.1f} ms  "
             f"{pct(r.engine, 0.5):6.1f}/{pct(r.engine, 0.95):6.1f} ms  "
@@ -283,9 +318,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--mode", help=argparse.SUPPRESS)
     parser.add_argument("--agent-no", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--together", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--pace", choices=[*PACES, "both"], default="both", help="how the 8 agents call"
+    )
     args = parser.parse_args(argv)
     if args.client:
-        client_main(args.client, args.mode, args.calls, args.agent_no)
+        client_main(args.client, args.mode, args.calls, args.agent_no, args.together)
         return
     labels = list(PROTOCOLS) if args.protocol == "all" else [args.protocol]
     with tempfile.TemporaryDirectory() as tmp:
@@ -296,10 +335,11 @@ def main(argv: list[str] | None = None) -> None:
         server_cpu = server_cpu_ms(home, AGENTS[0], [p for p in labels if p != "plain HTTP"])
         proc, url = start_host(home)
         try:
+            paces = list(PACES) if args.pace == "both" else [args.pace]
             rounds = [
-                run_round(url, proc.pid, tokens, label, n, args.calls)
+                run_round(url, proc.pid, tokens, label, n, args.calls, pace)
                 for label in labels
-                for n in (1, args.agents)
+                for n, pace in [(1, paces[0]), *((args.agents, p) for p in paces)]
             ]
         finally:
             proc.terminate()

@@ -12,14 +12,23 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 VERSION = "2026-07-28"
 
 
-def run(url: str, token_env: str, queries: list[str], calls: int, warm_up: int) -> dict[str, Any]:
-    """Warm up, print "ready", wait for a line on stdin, then time `calls` context calls."""
+def run(
+    url: str,
+    token_env: str,
+    queries: list[str],
+    calls: int,
+    warm_up: int,
+    pace: tuple[Callable[[], None], Callable[[], None]] | None = None,
+) -> dict[str, Any]:
+    """Warm up, print "ready", wait for a line on stdin, then time `calls` context calls.
+    `pace`: (wait before each call, say after it) when the agents call together."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
     headers = {
@@ -55,7 +64,11 @@ def run(url: str, token_env: str, queries: list[str], calls: int, warm_up: int) 
     cpu_started = time.process_time()
     for n in range(calls):
         args = {"thread": f"t{n % 5}", "query": queries[n % len(queries)]}
+        if pace:
+            pace[0]()
         started = time.perf_counter()
         engine.append(call(n + warm_up, args))
         rtt.append((time.perf_counter() - started) * 1000)
+        if pace:
+            pace[1]()
     return {"rtt": rtt, "engine": engine, "cpu_s": time.process_time() - cpu_started}

@@ -35,14 +35,12 @@ def serve(state: State, port: int) -> None:
     Runs until Ctrl-C. Only one process may own a home; a second one is refused
     with the name of the process that holds it.
     """
-    from ..host.background import register_default_jobs
+    from ..host import make_host
     from ..host.connect import own_home
-    from ..host.server import Host
 
     engine, lock = own_home(state.home, role="host")
     try:
-        host = Host(engine, lock, port=port)
-        register_default_jobs(host)
+        host = make_host(engine, lock, port=port)
     except OSError as exc:
         lock.release()
         engine.close()

@@ -411,3 +411,14 @@ def m008_recall_routes(conn: Connection) -> None:
             WHERE status = 'active'
         """,
     )
+
+
+@migration(9, "full-text: a Latin word ends where a CJK run starts; tape term counts")
+def m009_mixed_script_words(conn: Connection) -> None:
+    # Rows written before held "postgres数据库" as one token, so "数据库" did not find
+    # them: every full-text row is tokenized again under the current rules.
+    from ..fulltext import rebuild
+
+    rebuild(conn)
+    # Search counts a common word's rows in the tape as it does in memories.
+    _run(conn, "CREATE VIRTUAL TABLE tape_fts_vocab USING fts5vocab (tape_fts, 'row')")

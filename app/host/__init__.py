@@ -1,7 +1,8 @@
 """One host per home: the process that owns the home serves MCP and runs the jobs.
 
-`host_home` is what an owning program (the desktop app) calls; `tapemind serve`
-does the same in the foreground. Everything else goes through `connect.open_home`.
+`host_home` is what an owning program calls; the desktop app calls its two steps
+(`own_or_create`, then `make_host` after the first paint) and `tapemind serve` serves
+`make_host`'s host in the foreground. Everything else goes through `connect.open_home`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,36 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..engine import Engine
+    from .lock import HomeLock
     from .server import Host
+
+
+def own_or_create(
+    home: str | os.PathLike[str] | None = None, *, role: str = "desktop"
+) -> tuple[Engine, HomeLock]:
+    """(engine, lock): the home owned by this process, made first if there is none yet
+    (a foreign or newer home is refused; so is one another process owns, naming it)."""
+    from ..engine import Engine
+    from ..home import db_path, resolve
+    from .connect import own_home
+
+    path = resolve(home)
+    if not db_path(path).exists():
+        Engine.open(path, create=True).close()
+    return own_home(path, role=role)
+
+
+def make_host(engine: Engine, lock: HomeLock, *, port: int) -> Host:
+    """A host for an owned home, with the default background jobs, not started yet:
+    `start()` serves from a thread, `serve()` in the foreground. Raises OSError when
+    the port is taken (the lock is not released: the caller decides)."""
+    from .background import register_default_jobs
+    from .server import Host
+
+    host = Host(engine, lock, port=port)
+    register_default_jobs(host)
+    return host
 
 
 def host_home(
@@ -19,19 +49,9 @@ def host_home(
     """Create the home if needed, own it (refused with the holder's name if another
     process does), and start serving it on a background thread with the default
     background jobs. Stop with `host.stop()`, then close `host.engine`."""
-    from ..engine import Engine
-    from ..home import db_path, resolve
-    from .background import register_default_jobs
-    from .connect import own_home
-    from .server import Host
-
-    path = resolve(home)
-    if not db_path(path).exists():
-        Engine.open(path, create=True).close()
-    engine, lock = own_home(path, role=role)
+    engine, lock = own_or_create(home, role=role)
     try:
-        host = Host(engine, lock, port=port)
-        register_default_jobs(host)
+        host = make_host(engine, lock, port=port)
         host.start()
     except BaseException:
         lock.release()

@@ -330,6 +330,8 @@ class RetrievalService:
             return None
         k = _first_k(n)
         agent_id = arow.id
+        if not rows.has_indexed(s, embedder.name, kind, agent_id):
+            return None  # nothing to find: semantic_search answers without embedding
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tm-query")

@@ -67,3 +67,21 @@ def test_rows_indexed_before_stemming_still_match(engine: Engine) -> None:
         )
     assert _ids(engine, "running") == [old.memory.id]
     assert _ids(engine, "marathons") == [old.memory.id]
+
+
+def test_a_chinese_word_written_against_a_latin_one_is_found(engine: Engine) -> None:
+    engine.add_agent("a")
+    bill = engine.remember("a", "Tundra的账单用Postgres数据库存。", "project_fact")
+    engine.remember("a", "The Tundra team meets on Mondays.", "project_fact")
+    assert bill.memory is not None
+    assert _ids(engine, "账单") == [bill.memory.id]
+    assert _ids(engine, "数据库") == [bill.memory.id]
+    assert _ids(engine, "Postgres") == [bill.memory.id]
+    assert bill.memory.id in _ids(engine, "Tundra")
+    # Tape entries too, in both directions of the mix.
+    engine.append(
+        "a", [{"thread": "t", "kind": "message", "role": "user", "text": "部署到k8s集群"}]
+    )
+    assert [h.entry.text for h in engine.search("a", "集群", scope="tape").hits if h.entry] == [
+        "部署到k8s集群"
+    ]

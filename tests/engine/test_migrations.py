@@ -169,3 +169,25 @@ def test_sqlmodel_tables_match_the_migrated_schema(engine: Engine) -> None:
             column = table.columns[col_name]
             if not pk:
                 assert column.nullable == (not not_null), (name, col_name)
+
+
+def test_rows_tokenized_by_older_rules_are_found_after_the_upgrade(
+    home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before migration 9 a Latin word and the CJK run after it were one token.
+    before = {n: m for n, m in migrations.MIGRATIONS.items() if n < 9}
+    monkeypatch.setattr("app.db.store.MIGRATIONS", before)
+    with Engine.open(home, clock=clock, create=True) as old:
+        old.add_agent("cc")
+        made = old.remember("cc", "用Postgres数据库存账单", "project_fact")
+        assert made.memory is not None
+    with sqlite3.connect(home / "tapemind.db") as db:
+        db.execute(
+            "UPDATE memory_fts SET tokens = 'tmagent1x 用 postgres数据库存账单' WHERE rowid = ?",
+            (made.memory.id,),
+        )
+    monkeypatch.undo()
+    with Engine.open(home, clock=clock) as new:
+        assert new.schema_version >= 9
+        hits = new.search("cc", "数据库", mode="fulltext").hits
+        assert [h.id for h in hits] == [made.memory.id]
