@@ -85,12 +85,16 @@ def list_(
     status: str | None = None,
     limit: int = 50,
     offset: int = 0,
+    before_id: int | None = None,
 ) -> list[Memory]:
-    """One page of an agent's memories, newest first.
+    """One page of an agent's memories, newest first (with `before_id`: the ones
+    older than that memory, the page after a page that ended with it).
 
     The indexes are (agent, status, id) and (agent, category, status, id), so
     "newest first across statuses" is one index walk per status, merged; a
-    plain ORDER BY would sort every memory of the agent (25 ms at 100k)."""
+    plain ORDER BY would sort every memory of the agent (25 ms at 100k). An
+    offset still reads every row before it (390 ms of CPU at offset 99,800);
+    `before_id` starts each walk at that id instead."""
     if limit <= 0 or offset < 0:
         raise InvalidInput("limit must be positive and offset not negative.")
     if category is not None:
@@ -102,6 +106,9 @@ def list_(
         arow = agent_ref(s, agent)
         where = "agent_id = ?" + (" AND category = ?" if category is not None else "")
         args: list[Any] = [arow.id] + ([category] if category is not None else [])
+        if before_id is not None:
+            where += " AND id < ?"
+            args.append(int(before_id))
         parts, params = [], []
         for one in [status] if status is not None else STATUSES:
             parts.append(

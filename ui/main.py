@@ -77,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A screenshot needs no display: render offscreen unless told otherwise.
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    from .qtenv import prepare_gui_process
+
+    prepare_gui_process()
 
     from .startup import EngineOpener, HostStarter, mark
 

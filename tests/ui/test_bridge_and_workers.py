@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from PySide6.QtCore import QThread
 
@@ -58,3 +59,26 @@ def test_lazy_model_drops_pages_of_an_older_query(qapp) -> None:
     assert model.add_page(model.generation, [7, 8]) is True
     assert model.rows == [7, 8] and model.canFetchMore()
     assert asked == [(old, 0, 2), (model.generation, 0, 2)]
+
+
+def test_a_long_lazy_list_keeps_its_rows_out_of_the_cycle_collector(qapp) -> None:
+    import gc
+
+    from ui.tablemodels import FREEZE_AFTER_ROWS
+
+    @dataclass(frozen=True)
+    class Row:
+        n: int
+
+    model = LazyRowsModel([Column("N", lambda r: str(r.n)), Column("Twice", str)], page_size=500)
+    model.reset(FREEZE_AFTER_ROWS + 500)
+    pages = [[Row(i) for i in range(start, start + 500)] for start in range(0, 2500, 500)]
+    model.add_page(model.generation, pages[0])
+    tracked = {id(o) for o in gc.get_objects()}
+    assert id(model.rows[0]) in tracked  # a short list: collected as usual
+    for page in pages[1:]:
+        model.add_page(model.generation, page)
+    assert model.rowCount() == 2500 and model.index(2499, 0).data() == "2499"
+    tracked = {id(o) for o in gc.get_objects()}
+    assert id(model.rows[0]) not in tracked and id(model.rows[-1]) not in tracked
+    assert gc.get_freeze_count() > 0

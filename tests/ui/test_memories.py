@@ -163,6 +163,8 @@ def test_lazy_model_pages_through_the_engine(session, qtbot, open_page) -> None:
     assert [r[0] for r in requested] == list(range(0, total, 5))
     ids = [m.id for m in page.model.rows]
     assert len(ids) == len(set(ids)) == total
+    # each page read after the last memory loaded: the same rows as one long read
+    assert ids == [m.id for m in session.engine.memories(page.agent, limit=1000)]
 
 
 def test_tape_search_finds_entries_and_opens_one_in_its_thread(session, qtbot, open_page) -> None:
@@ -183,3 +185,37 @@ def test_tape_search_finds_entries_and_opens_one_in_its_thread(session, qtbot, o
         page.tree.itemActivated.emit(first, 0)  # the tree is redrawn around it
     anchor = page.anchor_item()
     assert anchor is not None and anchor.data(0, Qt.ItemDataRole.UserRole) == entry_id
+
+
+def test_table_cells_show_text_numbers_and_tooltips(session, qtbot, open_page) -> None:
+    page = open_page("memories", {"agent": "deepchat"})
+    proxy = page.proxy
+    chinese = next(r for r in range(proxy.rowCount()) if "王芳" in proxy.row_at(r).text)
+    memory = proxy.row_at(chinese)
+    id_cell, text_cell = proxy.index(chinese, 0), proxy.index(chinese, 2)
+    assert id_cell.data() == str(memory.id)
+    assert Qt.AlignmentFlag(id_cell.data(Qt.ItemDataRole.TextAlignmentRole)) & (
+        Qt.AlignmentFlag.AlignRight
+    )
+    assert "王芳" in text_cell.data()
+    assert text_cell.data(Qt.ItemDataRole.ToolTipRole) == memory.text[:1000]
+    assert not Qt.AlignmentFlag(text_cell.data(Qt.ItemDataRole.TextAlignmentRole) or 0) & (
+        Qt.AlignmentFlag.AlignRight
+    )
+
+
+def test_glyphs_of_shown_rows_are_drawn_ahead_then_the_warmer_rests(
+    session, qtbot, open_page
+) -> None:
+    from ui.glyphwarm import common_characters
+
+    page = open_page("memories", {"agent": "deepchat"})
+    shown = "".join(page.proxy.index(r, 2).data() for r in range(page.proxy.rowCount()))
+    assert "王" in shown and "K" in shown  # Chinese and English
+    drawn = page.warmer.drawn
+    assert set(shown) - {" "} <= drawn  # the loaded rows' characters, rare ones included
+    assert set(common_characters()) <= drawn  # and the common hanzi before any row asks
+    qtbot.waitUntil(lambda: page.warmer.pending == 0, timeout=30000)
+    assert not page.warmer._timer.isActive()  # nothing left: no more idle work
+    page.warmer.add("王芳" + shown)  # known characters queue nothing
+    assert page.warmer.pending == 0 and not page.warmer._timer.isActive()

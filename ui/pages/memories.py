@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ..agent_choice import show_agents
 from ..dialogs import ConfirmDialog, TextEditDialog
+from ..glyphwarm import GlyphWarmer, common_characters
 from ..i18n import tr
 from ..tablemodels import LazyRowsModel, RowFilterProxy
 from ..widgets import one_line, title_label
@@ -116,6 +117,10 @@ class MemoriesPage(Page):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        # The table's first paint of a row must not load its glyphs: draw the
+        # common ones now, a few per idle moment, and each page's new ones.
+        self.warmer = GlyphWarmer(self.table, self)
+        self.warmer.add(common_characters())
 
         self.detail = MemoryDetailPane()
         self.detail.entry_activated.connect(self._open_entry)
@@ -249,32 +254,41 @@ class MemoriesPage(Page):
         else:
             self.model.fetchMore()
 
-    def _search_loaded(self, page: tuple[list[Any], list[Any]]) -> None:
-        rows, cells = page
+    def _search_loaded(self, page: tuple[list[Any], list[Any], str]) -> None:
+        rows, cells, chars = page
         self.model.reset(len(rows))
-        self._page_loaded(self.model.generation, rows, cells)
+        self._page_loaded(self.model.generation, rows, cells, chars)
 
     def _fetch_page(self, generation: int, offset: int, limit: int) -> None:
         if self.agent is None:
             return
         category, status = self.filters()
-        self.ctx.runner.read(
-            fetch_page,
-            self.ctx.engine,
-            self.model,
-            self.agent,
-            category,
-            status,
-            limit,
-            offset,
-            on_result=lambda page, g=generation: self._page_loaded(g, *page),
-            on_error=lambda _e, g=generation: self.model.page_failed(g),
-        )
+        # The next page starts after the last memory loaded (the engine pages
+        # newest first by id): as quick at row 99,800 as at row 0.
+        after = self.model.rows[offset - 1].id if 0 < offset <= len(self.model.rows) else None
+        args = (self.ctx.engine, self.model, self.agent, category, status, limit, offset, after)
 
-    def _page_loaded(self, generation: int, rows: list[Any], cells: Any = None) -> None:
+        def start() -> None:
+            self.ctx.runner.read(
+                fetch_page,
+                *args,
+                on_result=lambda page, g=generation: self._page_loaded(g, *page),
+                on_error=lambda _e, g=generation: self.model.page_failed(g),
+            )
+
+        # The view asks for the page while it scrolls to the bottom; the worker
+        # (~10 ms of Python per page) starts once that frame is painted, so the
+        # paint does not share the cores and the GIL with it (steps that started
+        # a fetch were the slowest: ~9 ms of CPU, 30-40 ms wall at load 3).
+        QTimer.singleShot(0, self, start)
+
+    def _page_loaded(
+        self, generation: int, rows: list[Any], cells: Any = None, chars: str = ""
+    ) -> None:
         first = not self.model.rows
         if not self.model.add_page(generation, rows, cells):
             return
+        self.warmer.add(chars)
         if first and rows:
             self._fit_columns(rows[0])
         self._update_count()

@@ -49,15 +49,33 @@ def search_memories(engine: Any, agent: str, query: str, category: Any, status: 
 
 def search_page(
     engine: Any, model: Any, agent: str, query: str, category: Any, status: Any
-) -> tuple[list[Any], list[Any]]:
-    """The search hits and their table cells (worker side)."""
+) -> tuple[list[Any], list[Any], str]:
+    """The search hits, their table cells and their text's characters (worker side)."""
     rows = search_memories(engine, agent, query, category, status)
-    return rows, model.prepare(rows)
+    return rows, model.prepare(rows), characters(rows)
 
 
 def fetch_page(
-    engine: Any, model: Any, agent: str, category: Any, status: Any, limit: int, offset: int
-) -> tuple[list[Any], list[Any]]:
-    """A page of memories and its table cells, both made here on the worker."""
-    rows = engine.memories(agent, category=category, status=status, limit=limit, offset=offset)
-    return rows, model.prepare(rows)
+    engine: Any,
+    model: Any,
+    agent: str,
+    category: Any,
+    status: Any,
+    limit: int,
+    offset: int,
+    after: int | None = None,
+) -> tuple[list[Any], list[Any], str]:
+    """A page of memories, its table cells and the characters of its text column,
+    all made here on the worker. `after`: the id of the last memory loaded, whose
+    successors are the page (read from that id on, not by skipping `offset` rows)."""
+    if after is not None:
+        rows = engine.memories_before(agent, after, category=category, status=status, limit=limit)
+    else:
+        rows = engine.memories(agent, category=category, status=status, limit=limit, offset=offset)
+    return rows, model.prepare(rows), characters(rows)
+
+
+def characters(rows: list[Any]) -> str:
+    """Each character the text column shows for `rows`, once (for the glyph warmer)."""
+    text = MEMORY_COLUMNS[2].display
+    return "".join(dict.fromkeys("".join(text(m) for m in rows)))
