@@ -112,8 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     page_class(args.page)  # its module (the dashboard's brings pyqtgraph) loads meanwhile too
     mark("qt and ui imported")
 
+    from .opening import wait_for_home
+
     try:
-        engine, lock = opener.result()
+        engine, lock = wait_for_home(opener)
     except Exception as exc:
         from app import TapemindError
 

@@ -8,6 +8,8 @@ checks that every `tr("…")` in `ui/` has an entry and that the .qm matches.
 ZH: dict[str, str] = {
     # window, menus, tray
     "Tapemind": "Tapemind 记忆磁带",
+    "Opening your Tapemind home…": "正在打开 Tapemind 主目录…",
+    "After an upgrade this can take a minute, once.": "升级后首次打开可能需要一分钟，仅此一次。",
     "&File": "文件(&F)",
     "&View": "视图(&V)",
     "Refresh": "刷新",

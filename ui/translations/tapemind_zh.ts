@@ -92,6 +92,10 @@
         <translation>添加…</translation>
     </message>
     <message>
+        <source>After an upgrade this can take a minute, once.</source>
+        <translation>升级后首次打开可能需要一分钟，仅此一次。</translation>
+    </message>
+    <message>
         <source>Agent</source>
         <translation>智能体</translation>
     </message>
@@ -454,6 +458,10 @@
     <message>
         <source>Open the tape around this entry</source>
         <translation>打开该条目附近的磁带</translation>
+    </message>
+    <message>
+        <source>Opening your Tapemind home…</source>
+        <translation>正在打开 Tapemind 主目录…</translation>
     </message>
     <message>
         <source>Parents</source>
