@@ -276,3 +276,31 @@ def test_old_model_files_are_gone_after_a_switch(home: Path, clock) -> None:  # 
         assert eng.run_indexer().reconciled == "deep"
     segment_dirs = [p for p in (home / "index").iterdir() if p.is_dir()]
     assert len(segment_dirs) <= 2  # one per collection of the new model (memory, tape)
+
+
+def test_bounded_runs_embed_rows_in_the_order_they_were_queued(
+    eng: Engine, clock: ManualClock
+) -> None:
+    """Oldest first, and within one timestamp (a bulk import queues everything at once)
+    in the order the rows were queued; an edit sends a row to the back of the queue."""
+    eng.add_agent("a")
+    first = eng.remember("a", "Le client préfère le thé vert", "preference").memory
+    tape = eng.append(
+        "a",
+        [{"thread": "t", "kind": "message", "role": "user", "text": f"第 {i} 条消息 message {i}"}
+         for i in range(3)],
+    ).ids  # fmt: skip
+    second = eng.remember("a", "部署在周五 deploys go out on Friday", "project_fact").memory
+    assert first and second
+    clock.advance(seconds=1)
+    edited = eng.edit_memory(first.id, "Le client préfère le thé noir")  # queued again, later
+    clock.advance(seconds=1)
+    later = eng.remember("a", "The staging database is called orchid", "project_fact").memory
+    assert later
+    order = [("tape", tape[0]), ("tape", tape[1]), ("tape", tape[2]), ("memory", second.id),
+             ("memory", edited.id), ("memory", later.id)]  # fmt: skip
+    for n in range(1, len(order) + 1):
+        assert eng.run_indexer(limit=1).embedded == 1
+        with eng._runtime.read() as s:
+            held = {k: rows.ledger_ids(s, EMB.name, k) for k in ("memory", "tape")}
+        assert [key for key in order if key[1] in held[key[0]]] == order[:n]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app import Engine
 from app.clock import ManualClock
+from app.index import rows
 
 from .index_helpers import EMB, live_ids, vector_ids
 
@@ -96,3 +97,30 @@ def test_sigkill_from_outside_mid_drain(home: Path, clock: ManualClock) -> None:
     with Engine.open(home, clock=clock, embedder=EMB) as eng:
         assert eng.index_status().unembedded_total > 0  # it really died mid-drain
     _assert_consistent(home, clock)
+
+
+def test_kill_after_upsert_then_forget_a_memory_whose_vector_was_not_recorded(
+    home: Path, clock: ManualClock
+) -> None:
+    """The killed chunk holds memories (queued first here): one of them, in chromadb but
+    not in the ledger, is forgotten before the restart; its vector must not survive."""
+    with Engine.open(home, create=True, clock=clock, embedder=EMB) as eng:
+        eng.add_agent("a")
+        for i in range(30):
+            eng.remember("a", f"记忆 {i}: service {i} listens on port {9000 + i}", "project_fact")
+        eng.append(
+            "a",
+            [{"thread": "t", "kind": "message", "role": "user", "text": f"消息 {i} message {i}"}
+             for i in range(10)],
+        )  # fmt: skip
+    proc = _worker(home, kill_at=3)
+    proc.wait(timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    with Engine.open(home, clock=clock, embedder=EMB) as eng:
+        with eng._runtime.read() as s:
+            recorded = rows.ledger_ids(s, EMB.name, "memory")
+        written = set(vector_ids(home, EMB.name, 64, "memory"))
+        orphans = sorted(written - recorded)
+        assert orphans  # the third chunk's memories: written, not recorded
+        eng.forget(orphans[0])
+    _assert_consistent(home, clock)  # every live row once, the forgotten one gone
