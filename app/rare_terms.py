@@ -25,7 +25,7 @@ from typing import Any
 K1 = 1.2
 B = 0.75
 POSTINGS_BUDGET = 4000  # rows FTS5 ranks per query, about, before the split applies
-POOL = 200  # candidates ranked again over every term
+POOL = 100  # candidates ranked again over every term (200 cost ~1 ms more, same recall)
 COUNT_CACHE_S = 600.0
 COUNT_CACHE_MIN = 200  # rare words are cheap to count and change fast: not cached
 COUNT_CACHE_SIZE = 50_000
