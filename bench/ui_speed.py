@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
 import os
@@ -31,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -222,6 +224,35 @@ def pump(app: QApplication, session: Session, passes: list[tuple[float, float]])
         time.sleep(0.001)  # the worker runs; zero-delay timers come due
 
 
+class GcWatch:
+    """Garbage collections while it is installed (gc.callbacks): generation, seconds,
+    and whether the GUI thread ran it, so a long stretch can be told apart from one."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[int, float, bool]] = []
+        self._started: dict[int, float] = {}
+        self._gui = threading.get_ident()
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        me = threading.get_ident()
+        if phase == "start":
+            self._started[me] = time.perf_counter()
+        elif me in self._started:
+            took = time.perf_counter() - self._started.pop(me)
+            self.events.append((int(info["generation"]), took, me == self._gui))
+
+    def summary(self) -> str:
+        if not self.events:
+            return "no garbage collection"
+        by_gen = [sum(1 for g, _, _ in self.events if g == n) for n in range(3)]
+        gen, took, gui = max(self.events, key=lambda e: e[1])
+        return (
+            f"garbage collections by generation {by_gen[0]} / {by_gen[1]} / {by_gen[2]}; "
+            f"longest {took * 1000:.1f} ms (generation {gen}, "
+            f"{'GUI thread' if gui else 'a worker'})"
+        )
+
+
 def scroll_table(
     app: QApplication, session: Session, page: Any, slots: list[tuple[float, float]]
 ) -> None:
@@ -237,6 +268,8 @@ def scroll_table(
     passes: list[tuple[float, float]] = []
     slots.clear()
     first: list[tuple[float, float]] = []
+    collections = GcWatch()
+    gc.callbacks.append(collections)
     t0 = time.perf_counter()
     for _ in range(2 * page.model.total // page.model.page_size + 10):
         if page.model.rowCount() >= page.model.total:
@@ -256,6 +289,7 @@ def scroll_table(
         bar.setValue(bar.value() - 3 * row_px)
         page.table.viewport().repaint()
         wheel.append((time.perf_counter() - t, time.thread_time() - c))
+    gc.callbacks.remove(collections)
     worst = max(steps + passes + wheel)
     print(
         f"scrolled the memory table through {page.model.rowCount():,} of "
@@ -275,6 +309,7 @@ def scroll_table(
         f"steps over 16 ms wall: {sum(w > 0.016 for w, _ in steps + passes + wheel)} of "
         f"{len(steps) + len(passes) + len(wheel)}; load {loadavg()}"
     )
+    print(f"while scrolling: {collections.summary()}")
 
 
 def main() -> None:
