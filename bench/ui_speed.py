@@ -269,6 +269,7 @@ def scroll_table(
     slots.clear()
     first: list[tuple[float, float]] = []
     collections = GcWatch()
+    warming: list[int] = []  # glyphs still queued for the warmer at each step
     gc.callbacks.append(collections)
     t0 = time.perf_counter()
     for _ in range(2 * page.model.total // page.model.page_size + 10):
@@ -278,6 +279,7 @@ def scroll_table(
         bar.setValue(bar.maximum())
         page.table.viewport().repaint()
         steps.append((time.perf_counter() - t, time.thread_time() - c))
+        warming.append(page.warmer.pending)
         pump(app, session, passes)
         if len(first) < 10:
             first.append(max([steps[-1], *passes[-20:]]))
@@ -310,6 +312,13 @@ def scroll_table(
         f"{len(steps) + len(passes) + len(wheel)}; load {loadavg()}"
     )
     print(f"while scrolling: {collections.summary()}")
+    slowest = max(range(len(steps)), key=lambda i: steps[i][1])
+    warm_steps = next((i for i, n in enumerate(warming) if n == 0), len(warming))
+    print(
+        f"glyph warmer: characters still queued at the first step {warming[0] if warming else 0}, "
+        f"none from step {warm_steps}; the step with the most GUI-thread CPU was step "
+        f"{slowest} ({steps[slowest][1] * 1000:.1f} ms CPU, {warming[slowest]} queued then)"
+    )
 
 
 def main() -> None:
