@@ -76,12 +76,15 @@ class StdioHome:
             if self._opened is not None and getattr(self._opened.engine, "broken", False):
                 self.close()
             if self._opened is None:
+                from ..host import make_host
                 from ..host.connect import open_home
-                from ..host.server import Host
 
                 self._opened = open_home(self._home, role="mcp")
-                if self._opened.lock is not None:  # we own the home: serve the others too
-                    self._host = Host(self._opened.engine, self._opened.lock, port=0)
+                if self._opened.lock is not None:
+                    # We own the home: serve the others too, and do a host's work (the
+                    # indexer, snapshots, maintenance), or what this agent writes would
+                    # stay unembedded until some other host ran.
+                    self._host = make_host(self._opened.engine, self._opened.lock, port=0)
                     self._host.start()
             return self._opened.engine
 

@@ -187,3 +187,30 @@ def test_a_stdio_server_outlives_its_host(two_agents: Path) -> None:
         anyio.run(session)
     finally:
         stop(proc)
+
+
+def test_a_stdio_server_that_owns_the_home_embeds_what_its_agent_writes(two_agents: Path) -> None:
+    home = two_agents
+
+    async def session() -> None:
+        async with stdio_client(home, "A") as client:
+            made = data(
+                await client.call_tool(
+                    "remember", {"text": "用户喜欢用 Postgres 数据库", "category": "preference"}
+                )
+            )
+            assert made["memory"] is not None
+            # No other host runs: this server owns the home and runs the host's jobs, so
+            # the indexer embeds the new memory in the background.
+            assert wait_for_host(home)["role"] == "mcp"
+            status: dict = {}
+            with anyio.fail_after(90):
+                while True:
+                    status = cli_json(home, "index", "status")
+                    if status["unembedded_total"] == 0 and status["indexed"]["memory"] >= 1:
+                        break
+                    await anyio.sleep(0.5)
+            hits = data(await client.call_tool("search", {"query": "数据库", "mode": "semantic"}))
+            assert [h["id"] for h in hits["hits"]] == [made["memory"]["id"]]
+
+    anyio.run(session)
