@@ -40,15 +40,15 @@ def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neig
     retrieval = rt.services.get("retrieval")
     # The candidate's embedding and the vector query run on the retrieval service's
     # worker thread while this one ranks full-text neighbours (see `begin`).
-    begin = getattr(retrieval, "begin", None)
-    pending = begin(s, arow, "memory", body, NEIGHBOURS) if begin is not None else None
+    pending = retrieval.begin(s, arow, "memory", body, NEIGHBOURS) if retrieval else None
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": fulltext_neighbours(rt, s, arow, body)}
     cosines: dict[int, float] = {}
     if retrieval is not None:
         active = Filters(statuses=("active",))
         try:
-            extra = {"pending": pending} if pending is not None else {}
-            found = retrieval.semantic_ids(s, arow, "memory", body, active, NEIGHBOURS, **extra)
+            found = retrieval.semantic_ids(
+                s, arow, "memory", body, active, NEIGHBOURS, pending=pending
+            )
             lists["semantic"] = [(int(i), float(c)) for i, c in found]
         except Exception:  # the index is derived data: full-text alone still confronts
             log.exception("vector neighbours failed; confronting with full-text only")
@@ -98,25 +98,16 @@ def _pick_terms(s: Session, terms: Sequence[str], cache: dict[Any, tuple[int, fl
     ranking every memory that shares a common word ("user", "用户") would cost tens of
     milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
     counts = rare_terms.document_counts(dbapi(s), "memory_fts", terms, cache)
-    df = {t: n for t, n in counts.items() if n}
-    picked: list[str] = []
-    spent = 0
-    for term in sorted(df, key=lambda t: (df[t], t)):
-        if picked and spent + df[term] > POSTINGS_BUDGET:
-            break
-        if not picked and df[term] > 5 * POSTINGS_BUDGET:
-            break  # even the rarest word is everywhere: no lexical signal worth its cost
-        picked.append(term)
-        spent += df[term]
-    return picked
+    df: dict[rare_terms.Group, int] = {(t,): n for t, n in counts.items()}
+    limit = 5 * POSTINGS_BUDGET
+    return [g[0] for g in rare_terms.pick(list(df), df, POSTINGS_BUDGET, first_at_most=limit)]
 
 
 def fulltext_neighbours(
     rt: Runtime, s: Session, arow: AgentLike, body: str
 ) -> list[tuple[int, float]]:
     """(id, bm25 score, higher is better) of the active memories sharing the rarest terms."""
-    cache: dict[Any, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
-    terms = _pick_terms(s, neighbour_terms(body), cache)
+    terms = _pick_terms(s, neighbour_terms(body), rare_terms.count_cache(rt))
     if not terms:
         return []
     # No agent token in the MATCH: the agent is filtered after ranking, and ANDing the

@@ -34,6 +34,12 @@ VOCAB = {"memory_fts": "memory_fts_vocab", "tape_fts": "tape_fts_vocab"}
 Group = tuple[str, ...]
 
 
+def count_cache(rt: Any) -> dict[Any, tuple[int, float]]:
+    """The home's cache of large document counts (kept with the open runtime)."""
+    cache: dict[Any, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
+    return cache
+
+
 def document_counts(
     db: Any, table: str, terms: Sequence[str], cache: dict[Any, tuple[int, float]] | None
 ) -> dict[str, int]:
@@ -63,12 +69,22 @@ def group_counts(groups: Sequence[Group], counts: dict[str, int]) -> dict[Group,
     return {g: sum(counts.get(t, 0) for t in g) for g in groups}
 
 
-def pick(groups: Sequence[Group], df: dict[Group, int], budget: int) -> list[Group]:
-    """The rarest terms that match something, within `budget` rows; at least one."""
+def pick(
+    groups: Sequence[Group],
+    df: dict[Group, int],
+    budget: int,
+    *,
+    first_at_most: int | None = None,
+) -> list[Group]:
+    """The rarest terms that match something, within `budget` rows; at least one, unless
+    even the rarest matches more than `first_at_most` rows (then none: no lexical signal
+    worth its cost)."""
     picked: list[Group] = []
     spent = 0
     for group in sorted((g for g in groups if df[g]), key=lambda g: (df[g], g)):
         if picked and spent + df[group] > budget:
+            break
+        if not picked and first_at_most is not None and df[group] > first_at_most:
             break
         picked.append(group)
         spent += df[group]

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from sqlmodel import Session, col, select
 
+from . import rare_terms
 from .db.schema import RecallRow
 from .db.store import dbapi
 from .errors import InvalidInput
@@ -148,16 +149,16 @@ def _query_route(
     active = Filters(statuses=("active",))
     retrieval = rt.services.get("retrieval")
     # Embedding and vector query on a worker thread while full-text runs here.
-    begin = getattr(retrieval, "begin", None)
-    pending = begin(s, arow, "memory", query, ROUTE_DEPTH) if begin is not None else None
-    counts = rt.services.setdefault("fts_document_counts", {})
+    pending = retrieval.begin(s, arow, "memory", query, ROUTE_DEPTH) if retrieval else None
+    counts = rare_terms.count_cache(rt)
     lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH, counts=counts)
     lists: dict[str, list[tuple[int, float]]] = {"fulltext": lexical}
     weak: set[int] = set()
     if retrieval is not None:
-        extra = {"pending": pending} if pending is not None else {}
-        semantic = retrieval.semantic_ids(s, arow, "memory", query, active, ROUTE_DEPTH, **extra)
-        floor = getattr(retrieval, "min_similarity", 0.0)
+        semantic = retrieval.semantic_ids(
+            s, arow, "memory", query, active, ROUTE_DEPTH, pending=pending
+        )
+        floor = retrieval.min_similarity
         lexical_ids = {i for i, _ in lexical}
         weak = {i for i, sim in semantic if sim < floor and i not in lexical_ids}
         lists["semantic"] = [(i, sim) for i, sim in semantic if i not in weak]

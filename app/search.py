@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from . import rare_terms
 from .db.store import dbapi
 from .errors import InvalidInput, TapemindError
 from .intake import check_category
@@ -180,7 +181,7 @@ def search(
     )
     want = offset + limit + 1
     retrieval = rt.services.get("retrieval")
-    counts = rt.services.setdefault("fts_document_counts", {})
+    counts = rare_terms.count_cache(rt)
     if mode == "semantic" and retrieval is None:
         raise InvalidInput(
             "Semantic search needs the vector index, which is not available "
@@ -193,9 +194,9 @@ def search(
         extra_why: dict[tuple[str, int], dict[str, float]] = {}
         # The query's embedding and nearest rows are fetched on a worker thread while
         # the full-text queries below run (see RetrievalService.begin).
-        begin = getattr(retrieval, "begin", None) if mode in ("semantic", "hybrid") else None
+        ahead = retrieval if mode in ("semantic", "hybrid") else None
         pending = {
-            kind: begin(s, arow, kind, query, _semantic_n(kind, want)) if begin else None
+            kind: ahead.begin(s, arow, kind, query, _semantic_n(kind, want)) if ahead else None
             for kind in kinds
         }
         deadline = time.monotonic() + REGEX_BUDGET_S
@@ -293,12 +294,8 @@ def _semantic(
 ) -> list[tuple[int, float]]:
     """Semantic ids; in hybrid mode an index that cannot answer yet leaves a note and
     the full-text part stands alone, in semantic mode its error says what to do."""
-    strict = getattr(retrieval, "semantic_search", None)
-    if strict is None:
-        return list(retrieval.semantic_ids(s, arow, kind, query, f, n))
-    extra = {"pending": pending} if pending is not None else {}
     try:
-        return list(strict(s, arow, kind, query, f, n, **extra))
+        return list(retrieval.semantic_search(s, arow, kind, query, f, n, pending=pending))
     except TapemindError as exc:
         if mode == "semantic" or exc.code != "index_not_ready":
             raise

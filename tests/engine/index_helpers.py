@@ -35,3 +35,20 @@ def live_ids(engine: Engine, kind: str) -> list[int]:
 
 def unembedded(engine: Engine) -> int:
     return engine.index_status().unembedded_total
+
+
+class VectorStandIn:
+    """The part of the retrieval service the engine calls, for test stand-ins that decide
+    only `semantic_ids` (what is 'near'): nothing is started ahead, `semantic_search`
+    answers like `semantic_ids`, and every neighbour counts as relevant."""
+
+    min_similarity = 0.0
+
+    def begin(self, s, arow, kind, query, n):  # type: ignore[no-untyped-def]
+        return None
+
+    def semantic_ids(self, s, arow, kind, query, f, n, pending=None):  # type: ignore[no-untyped-def]
+        raise NotImplementedError
+
+    def semantic_search(self, s, arow, kind, query, f, n, pending=None):  # type: ignore[no-untyped-def]
+        return self.semantic_ids(s, arow, kind, query, f, n)

@@ -14,6 +14,8 @@ from app.clock import ManualClock
 from app.embedders import HashingEmbedder, Vectors
 from tests.llm_server import chat_server, user_prompt
 
+from .index_helpers import VectorStandIn
+
 SUPERSEDE = {
     "en": ("Use pip to install dependencies in this repo.",
            "This repo replaced pip with uv for installing dependencies.", "lesson"),
@@ -247,14 +249,14 @@ def test_a_target_gone_meanwhile_turns_into_add(
 # -- vector neighbours ---------------------------------------------------------------
 
 
-class FixedIndex:
+class FixedIndex(VectorStandIn):
     """A vector index stand-in that says memory `target` is `cosine` close to anything."""
 
     def __init__(self, target: int, cosine: float, fail: bool = False) -> None:
         self.target, self.cosine, self.fail = target, cosine, fail
         self.queries: list[str] = []
 
-    def semantic_ids(self, s, arow, kind, text, filters, n):  # type: ignore[no-untyped-def]
+    def semantic_ids(self, s, arow, kind, text, filters, n, pending=None):  # type: ignore[no-untyped-def]
         self.queries.append(text)
         if self.fail:
             raise RuntimeError("index unavailable")

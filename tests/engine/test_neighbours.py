@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from app import Engine
 
+from .index_helpers import VectorStandIn
+
 
 def _turns(engine: Engine, thread: str, texts: list[str]) -> list[int]:
     entries = [{"thread": thread, "kind": "message", "role": "user", "text": t} for t in texts]
@@ -79,13 +81,13 @@ def test_tape_ranking_uses_the_agents_own_statistics(engine: Engine) -> None:
     assert order() == before
 
 
-class _KeywordVectors:
+class _KeywordVectors(VectorStandIn):
     """A stand-in for the vector index: entries holding `word` are 'similar' (0.9)."""
 
     def __init__(self, word: str) -> None:
         self.word = word
 
-    def semantic_ids(self, s, arow, kind, query, f, n):  # type: ignore[no-untyped-def]
+    def semantic_ids(self, s, arow, kind, query, f, n, pending=None):  # type: ignore[no-untyped-def]
         from sqlalchemy import text
 
         rows = s.connection().execute(

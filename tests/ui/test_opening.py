@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from pathlib import Path
 
@@ -28,13 +27,11 @@ def test_a_slow_open_shows_a_notice_until_the_home_is_open(
     qapp, english, demo_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     seen: list[str] = []
-    opened = threading.Event()
     real = migrations.MIGRATIONS[9][1]
 
     def slow_upgrade(conn):  # type: ignore[no-untyped-def]
         time.sleep(1.2)  # the re-indexing of a big home, shortened
         real(conn)
-        opened.set()
 
     # The demo home as a version before migration 9 left it: opening it upgrades it.
     with sqlite3.connect(demo_home / "tapemind.db") as db:
