@@ -25,7 +25,7 @@ from ..dialogs import ConfirmDialog, TextEditDialog
 from ..glyphwarm import GlyphWarmer, common_characters
 from ..i18n import tr
 from ..tablemodels import LazyRowsModel, RowFilterProxy
-from ..widgets import one_line, title_label
+from ..widgets import draw_text_unshaped, one_line, title_label
 from .base import Page
 from .memory_detail import MemoryDetailPane
 from .memory_rows import MEMORY_COLUMNS, fetch_page, load_head, search_page
@@ -104,6 +104,7 @@ class MemoriesPage(Page):
         # One height for every row: the view never measures a row's contents.
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.setWordWrap(False)
+        draw_text_unshaped(self.table)  # before the warmer: it draws in the table's font
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setResizeContentsPrecision(40)  # size columns from a sample, not every row
