@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -25,6 +24,7 @@ from ..dialogs import ConfirmDialog, TextEditDialog
 from ..glyphwarm import GlyphWarmer, common_characters
 from ..i18n import tr
 from ..tablemodels import LazyRowsModel, RowFilterProxy
+from ..tableview import AppendingTableView
 from ..widgets import draw_text_unshaped, one_line, title_label
 from .base import Page
 from .memory_detail import MemoryDetailPane
@@ -91,7 +91,7 @@ class MemoriesPage(Page):
         self.model.page_requested.connect(self._fetch_page)
         self.proxy = RowFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.table = QTableView()
+        self.table = AppendingTableView()  # a page arriving below the screen: no repaint
         self.table.setModel(self.proxy)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSortingEnabled(True)
