@@ -9,6 +9,7 @@ a second full repaint (~3-5 ms of GUI-thread CPU for the memory table) per page.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex
@@ -29,9 +30,10 @@ class AppendingTableView(QTableView):
 
     def setModel(self, model: QAbstractItemModel | None) -> None:
         if self._watched is not None:
-            self._watched.rowsInserted.disconnect(self._rows_inserted)
-            for signal in self._full_signals(self._watched):
-                signal.disconnect(self._needs_full_layout)
+            with contextlib.suppress(RuntimeError):  # the old model may be gone already
+                self._watched.rowsInserted.disconnect(self._rows_inserted)
+                for signal in self._full_signals(self._watched):
+                    signal.disconnect(self._needs_full_layout)
         super().setModel(model)
         self._watched = model
         self._needs_full_layout()

@@ -131,3 +131,20 @@ def test_a_sorted_table_redraws_and_keeps_its_order_as_pages_arrive(qtbot) -> No
     view.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by text, as the owner clicks it
     shown = [proxy.index(r, 1).data() for r in range(proxy.rowCount())]
     assert shown == sorted(r.text.casefold() for r in rows(0, 150))
+
+
+def test_a_new_model_and_its_reset_are_drawn(qtbot) -> None:
+    model, _proxy, view, paints = table(qtbot, total=130)
+    model.fetchMore()
+    model.deliver()
+    other = LazyRowsModel(COLUMNS, page_size=50)
+    other.set_rows(rows(500, 520))
+    paints.count = 0
+    view.setModel(other)
+    settle(qtbot)
+    assert paints.count > 0 and view.model() is other
+    assert view.model().index(0, 1).data() == "memory 500 记忆 3"
+    paints.count = 0
+    other.set_rows(rows(600, 610))  # a reset of the new one is drawn
+    settle(qtbot)
+    assert paints.count > 0 and view.rowAt(0) == 0
