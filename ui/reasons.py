@@ -1,10 +1,11 @@
-"""The offline arbiter's reasons in the owner's language.
+"""The engine's reasons in the owner's language: the offline arbiter's, the reviewer's.
 
 The engine stores a reason in English: it is data, shared by the audit, the decision log,
-the CLI and agents. The offline arbiter builds every reason from the few fixed phrases
-below plus its scores, so the app can show them in Chinese. A reason written by an LLM
-arbiter is free text in whatever language the model chose: it passes through unchanged
-(a phrase of ours that it happens to contain is still translated).
+the CLI and agents. The offline arbiter and the secret reviewer's rules build every
+reason from the few fixed phrases below plus scores and names, so the app can show them
+in Chinese. A reason written by an LLM (arbiter or reviewer) is free text in whatever
+language the model chose: it passes through unchanged (a phrase of ours that it happens
+to contain is still translated).
 """
 
 from __future__ import annotations
@@ -48,6 +49,33 @@ _SCORES = re.compile(
     r"lexical (?P<lex>[\d.]+), full-text (?P<ft>[\d.]+|-)\)"
 )
 _DECIDED = re.compile(r"\b(add|update|supersede|duplicate|conflict) of memory (\d+)")
+# The secret reviewer's verdicts (app/reviewer.py, app/approvals.py); names are kept as given.
+_PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), chinese)
+    for pattern, chinese in (
+        (r"reviewer \(rules\) asks a person: ", "审查规则请你决定："),
+        (r"reviewer \(llm\) asks a person: ", "审查模型请你决定："),
+        (r"the reviewer may not approve for agent ('.*?')", r"审查者无权为智能体 \1 批准"),
+        (r"the reviewer may not approve secret ('.*?')", r"审查者无权批准机密 \1"),
+        (
+            r"rate limit: the reviewer already allowed (\d+) reads for ('.*?') in the last "
+            r"(\d+) seconds",
+            r"频率限制：审查者在最近 \3 秒内已为 \2 批准了 \1 次读取",
+        ),
+        (
+            r"a reason of at least (\d+) characters is required; ask again saying what the "
+            r"secret is for",
+            r"理由至少需要 \1 个字符；请说明这个机密的用途后再请求",
+        ),
+        (r"the reviewer model failed \((\w+)\)", r"审查模型出错（\1）"),
+        (r"the reviewer model gave no valid decision", "审查模型没有给出有效的决定"),
+        (r"the reviewer model gave no decision", "审查模型没有给出决定"),
+        (r"the reviewer model's answer was not JSON", "审查模型的回答不是 JSON"),
+        (r"within the reviewer's rules", "符合审查规则"),
+        (r"covered by grant (\d+) \(always\)", r"已由授权 #\1（始终允许）覆盖"),
+        (r"\(no reason given\)", "（未给出理由）"),
+    )
+)
 _ACTIONS_ZH = {
     "add": "新增",
     "update": "更新",
@@ -70,4 +98,6 @@ def reason_text(reason: str) -> str:
     text = _DECIDED.sub(lambda m: f"已判定对记忆 #{m[2]} {_ACTIONS_ZH[m[1]]}", text)
     for english, chinese in PHRASES_ZH:
         text = text.replace(english, chinese)
+    for pattern, replacement in _PATTERNS_ZH:
+        text = pattern.sub(replacement, text)
     return text
