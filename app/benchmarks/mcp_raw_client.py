@@ -59,7 +59,8 @@ def run(
         conn.request("POST", "/mcp", json.dumps(body), headers)
         response = conn.getresponse()
         answer = json.loads(response.read())
-        host.append(host_ms(response.getheader("server-timing")) or float("nan"))
+        took = host_ms(response.getheader("server-timing"))
+        host.append(float("nan") if took is None else took)
         result = answer.get("result") or {}
         if response.status != 200 or result.get("isError"):
             raise RuntimeError(f"context failed: HTTP {response.status}")
