@@ -96,6 +96,15 @@ class Usem3Embedder(_LazyModel):
             return np.zeros((0, self.dim), dtype=np.float32)
         return normalise(self._encode(batch, self._threads))
 
+    def embed_documents_single_thread(self, texts: Sequence[str]) -> Vectors:
+        """`embed_documents` on one BLAS thread: for the indexer while its embedding
+        process uses the other core (app/index/offload.py); the same vectors within
+        float rounding."""
+        batch = list(texts)
+        if not batch:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return normalise(self._encode(batch, 1))
+
     def embed_query(self, text: str) -> Vectors:
         """Embed a query: (512,) float32, unit length. USE needs no query prefix; the
         vector is the one `embed_documents([text])` gives."""

@@ -75,9 +75,9 @@ def child_embedder(spec: str, blas_threads: int | None) -> Embedder:
     return made
 
 
-def _info(started_cpu: float, embed_s: float) -> dict[str, float]:
+def _info(embed_s: float) -> dict[str, float]:
     return {
-        "cpu_s": round(time.process_time() - started_cpu, 4),
+        "cpu_s": round(time.process_time(), 4),  # since the process started: imports too
         "embed_s": round(embed_s, 4),
         "rss_mb": rss_mb(),
     }
@@ -87,14 +87,13 @@ def serve(conn: Any, spec: str, blas_threads: int | None, idle_s: float) -> None
     """The child's main loop (the target of the spawned process)."""
     with contextlib.suppress(ValueError, OSError):  # not the main thread: keep SIGINT
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    cpu0 = time.process_time()
     try:
         model = child_embedder(spec, blas_threads)
         model.embed_documents(["warm-up"])  # load the weights before saying ready
     except BaseException as exc:  # report, never a traceback on the user's terminal
         conn.send(("failed", None, f"{type(exc).__name__}: {exc}"))
         return
-    conn.send(("ready", {"pid": os.getpid(), "name": model.name, **_info(cpu0, 0.0)}))
+    conn.send(("ready", {"pid": os.getpid(), "name": model.name, **_info(0.0)}))
     while conn.poll(idle_s):
         try:
             message = conn.recv()
@@ -112,7 +111,7 @@ def serve(conn: Any, spec: str, blas_threads: int | None, idle_s: float) -> None
         except Exception as exc:
             conn.send(("failed", ticket, f"{type(exc).__name__}: {exc}"))
             continue
-        conn.send(("vectors", ticket, out, _info(cpu0, time.perf_counter() - started)))
+        conn.send(("vectors", ticket, out, _info(time.perf_counter() - started)))
 
 
 @dataclass
@@ -127,6 +126,7 @@ class ProcessStats:
     rss_mb: float = 0.0  # the child's latest RSS
     peak_rss_mb: float = 0.0
     ready_after_s: float = 0.0  # from start() to "ready" (spawn, imports, model load)
+    ready_cpu_s: float = 0.0  # the child's CPU seconds until ready
 
 
 class EmbedProcess:
@@ -202,8 +202,16 @@ class EmbedProcess:
         self._ready = True
         self.ready_name = str(message[1].get("name"))
         self.stats.ready_after_s = round(time.perf_counter() - self._started, 3)
+        self.stats.ready_cpu_s = float(message[1].get("cpu_s", 0.0))
         self._note(message[1])
         return True
+
+    def answered(self) -> bool:
+        """Whether an answer is waiting, or the child is gone (`collect` then says so)."""
+        try:
+            return self._conn_poll(0)
+        except ProcessGone:
+            return True
 
     def submit(self, batches: Sequence[Sequence[str]]) -> int:
         """Hand `batches` to the child; returns a ticket for `collect`. Needs `ready()`."""

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..embedders import Embedder, Vectors
+from ..runtime import Runtime
 from ..vectors import KINDS, Kind, VectorIndex
+from . import rows
 from .rows import Item
 
 EMBED_BATCH = 64
@@ -27,6 +29,22 @@ class Chunk:
     keys: list[tuple[str, int]]
     live: list[Item]
     gone: list[tuple[str, int]]
+
+
+def read(rt: Runtime, n: int, skip: set[tuple[str, int]]) -> Chunk | None:
+    """The next `n` queue rows (oldest first) but those in `skip` (still in flight):
+    None when nothing else is queued."""
+    with rt.read() as s:
+        keys = [k for k in rows.queue_batch(s, n + len(skip)) if k not in skip][:n]
+        found: dict[tuple[str, int], Item] = {}
+        for kind in KINDS:
+            ids = [i for k, i in keys if k == kind]
+            found.update({(kind, i): it for i, it in rows.load_items(s, kind, ids).items()})
+    if not keys:
+        return None
+    live = [found[k] for k in keys if k in found and found[k].live]
+    gone = [k for k in keys if k not in found or not found[k].live]
+    return Chunk(keys, live, gone)
 
 
 class Plan:

