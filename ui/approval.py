@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDialog, QFormLayout, QHBoxLayout, QLabel, QPushBu
 
 from .i18n import tr
 from .probe import field
+from .reasons import reason_text
 from .widgets import fmt_age
 
 ANSWERS = (
@@ -50,7 +51,7 @@ class ApprovalPrompt(QDialog):
         form = QFormLayout()
         form.addRow(tr("Reason"), QLabel(str(field(request, "reason", default="") or "—")))
         verdict = field(request, "decision_reason", "verdict")
-        form.addRow(tr("Reviewer"), QLabel(str(verdict or "—")))
+        form.addRow(tr("Reviewer"), QLabel(reason_text(str(verdict or "")) or "—"))
         self.countdown = QLabel("")
         form.addRow(tr("Time left"), self.countdown)
         lay.addLayout(form)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from .conflict_data import ConflictView, Side
 from .dialogs import TextEditDialog
 from .i18n import tr
+from .reasons import reason_text
 from .widgets import fmt_age, fmt_time, section_label, title_label
 
 DECISIONS = (
@@ -246,7 +247,7 @@ class ConflictReviewDialog(QDialog):
         if c.arbiter:
             meta += " · " + tr("raised by the {arbiter} arbiter").format(arbiter=c.arbiter)
         self.meta.setText(meta)
-        self.reason.setText(c.reason or "—")
+        self.reason.setText(reason_text(c.reason) or "—")
         self.old_panel.show_side(c.old)
         self.new_panel.show_side(c.new)
         self.prev_button.setEnabled(self.index > 0)

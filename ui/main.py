@@ -65,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     the window; the MCP server and the background jobs start once the
     dashboard has been drawn.
     """
+    import multiprocessing
+
+    # The indexer embeds a large backlog in a spawned child (app/index/offload.py): in a
+    # frozen build that child is this executable again, and this call runs it instead.
+    multiprocessing.freeze_support()
     args = parse_args(argv)
     if args.review:
         args.page = "conflicts"

@@ -284,6 +284,8 @@ class Alignment:
     # tokens only one side has, order ignored; a Chinese character weighs half an English word
     novel_a: float
     novel_b: float
+    # two shared tokens changed places around a third: "tabs over spaces" / "spaces over tabs"
+    swapped: bool = False
 
 
 def align(a: str, b: str) -> Alignment:
@@ -307,7 +309,32 @@ def align(a: str, b: str) -> Alignment:
         inserted_b=inserted,
         novel_a=_weight(set(ta) - set(tb)),
         novel_b=_weight(set(tb) - set(ta)),
+        swapped=_swapped(ta, tb),
     )
+
+
+# Words that relate what stands on their two sides: swap the sides and the meaning flips.
+# Chinese is aligned character by character, hence single characters (而不是, 胜过, 比, 依赖).
+_PIVOTS_EN = ("over", "than", "instead", "rather", "before", "after", "vs", "versus")
+_PIVOTS = frozenset((*_PIVOTS_EN, "depend", "above", "below", "beat", *"而不胜过比于替依赖"))
+
+
+def _swapped(ta: list[str], tb: list[str]) -> bool:
+    """True when two tokens both texts have trade places around a relating word that both
+    keep between them ("prefers tabs over spaces" / "prefers spaces over tabs", "喜欢猫而不是狗"
+    / "喜欢狗而不是猫"): the same words now say the opposite. Words merely moved ("fixed the
+    leak in the worker" / "the worker leak was fixed") do not turn around such a word."""
+    pa = {t: i for i, t in enumerate(ta) if ta.count(t) == 1 and tb.count(t) == 1}
+    pb = {t: i for i, t in enumerate(tb) if t in pa}
+    shared = sorted(pa, key=pa.__getitem__)
+    for i, x in enumerate(shared):
+        for y in shared[i + 1 :]:
+            if pb[y] >= pb[x]:
+                continue  # same order in both
+            lo_a, hi_a, lo_b, hi_b = pa[x], pa[y], pb[y], pb[x]
+            if any(z in _PIVOTS and lo_a < pa[z] < hi_a and lo_b < pb[z] < hi_b for z in shared):
+                return True
+    return False
 
 
 def _weight(tokens: set[str]) -> float:

@@ -58,7 +58,7 @@ class LLMArbiter:
         import httpx  # here, not at import: only LLM arbiters need it
 
         if not neighbours:
-            return Decision("add", None, "no existing memory to compare with", self.name)
+            return Decision("add", None, "no similar memory found to compare with", self.name)
         try:
             answer = self._ask(self._prompt(candidate, neighbours))
         except httpx.TimeoutException:

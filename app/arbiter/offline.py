@@ -52,7 +52,7 @@ class OfflineArbiter:
         cand = analyse(candidate.text)
         best = self._closest(cand, neighbours)
         if best is None:
-            return self._decision("add", None, "no existing memory to compare with")
+            return self._decision("add", None, "no similar memory found to compare with")
         n = best.neighbour
         scores = (
             f"{n.id}: closeness {best.closeness:.2f} (cosine {_fmt(n.similarity)}, "
@@ -105,7 +105,9 @@ class OfflineArbiter:
             and align(best.neighbour.text, head.text).shared_a >= 0.8
         ):
             negation_flip = False
-        substituted = bool(al.substitutions) and min(al.shared_a, al.shared_b) >= 0.5
+        substituted = (bool(al.substitutions) and min(al.shared_a, al.shared_b) >= 0.5) or (
+            al.swapped and not (only_cand or tgt.content - cand.content)
+        )
         # two outcomes about different things ("fixed the leak in X" / "in Y") are both true
         outcomes = category == best.neighbour.category == "task_outcome"
         change = cand.change and not tgt.change
@@ -122,7 +124,7 @@ class OfflineArbiter:
             and tgt.numbers <= cand.numbers
         )
 
-        if change and (only_cand or cand.numbers != tgt.numbers or al.substitutions):
+        if change and (only_cand or cand.numbers != tgt.numbers or al.substitutions or substituted):
             what = self._what_changed(numbers_changed, negation_flip, substituted)
             same_subject = (
                 al.shared_a >= 0.5

@@ -45,6 +45,7 @@ import httpx
 
 from ..engine import Engine
 from .common import drain_index
+from .mcp_raw_client import host_ms
 from .mcp_server_cpu import server_cpu_ms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,8 +165,16 @@ async def _client(url: str, mode: str, calls: int, agent_no: int, together: bool
     headers = {"Authorization": f"Bearer {os.environ[TOKEN_ENV]}"}
     rtt: list[float] = []
     engine: list[float] = []
+    host: list[float] = []
+    seen: list[float] = []  # the host's time of each answer during one call
+
+    async def on_response(response: Any) -> None:
+        if (took := host_ms(response.headers.get("server-timing"))) is not None:
+            seen.append(took)
+
+    hooks = {"response": [on_response]}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=120) as http,
+        httpx2.AsyncClient(headers=headers, timeout=120, event_hooks=hooks) as http,
         Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client,
     ):
         for n in range(WARM_UP_CALLS):
@@ -177,16 +186,18 @@ async def _client(url: str, mode: str, calls: int, agent_no: int, together: bool
             args = {"thread": f"t{n % 5}", "query": QUERIES[(n + agent_no) % len(QUERIES)]}
             if together:
                 await anyio.to_thread.run_sync(wait_for_go)
+            seen.clear()
             started = time.perf_counter()
             result = await client.call_tool("context", args)
             rtt.append((time.perf_counter() - started) * 1000)
+            host.append(seen[-1] if seen else float("nan"))
             if together:
                 say_done()
             if result.is_error or not result.meta or ENGINE_MS not in result.meta:
                 raise RuntimeError(f"context failed: {result.content[0]}")
             engine.append(float(result.meta[ENGINE_MS]))
         cpu = time.process_time() - cpu_started
-    return {"rtt": rtt, "engine": engine, "cpu_s": cpu}
+    return {"rtt": rtt, "engine": engine, "host": host, "cpu_s": cpu}
 
 
 def client_main(url: str, mode: str, calls: int, agent_no: int, together: bool) -> None:
@@ -212,6 +223,7 @@ class Round:
     rtt: list[float]
     engine: list[float]
     overhead: list[float]
+    host_part: list[float]
     client_cpu_ms: float
     host_cpu_ms: float
     load_before: str
@@ -262,6 +274,7 @@ def run_round(
     host_cpu = cpu_s(host_pid) - host_started
     rtt = [t for r in reports for t in r["rtt"]]
     engine = [t for r in reports for t in r["engine"]]
+    host = [t for r in reports for t in r["host"]]
     total = n * calls
     return Round(
         protocol=label,
@@ -270,6 +283,7 @@ def run_round(
         rtt=rtt,
         engine=engine,
         overhead=[a - b for a, b in zip(rtt, engine, strict=True)],
+        host_part=[a - b for a, b in zip(host, engine, strict=True)],
         client_cpu_ms=sum(r["cpu_s"] for r in reports) / total * 1000,
         host_cpu_ms=host_cpu / total * 1000,
         load_before=load_before,
@@ -288,15 +302,17 @@ def print_report(
         f"{memories} memories per agent, {os.cpu_count()} CPUs"
     )
     print("overhead = client round trip - engine time of the same call (sent back in _meta)")
+    print("host part = the host's time for the request (Server-Timing) - engine time")
     print(
         f"{'protocol':<11} {'agents':>6} {'pace':<12}  {'overhead p50/p95':>17}"
-        f"  {'round trip p50/p95':>19}"
+        f"  {'host part p50/p95':>17}  {'round trip p50/p95':>19}"
         f"  {'engine p50/p95':>17}  {'CPU/call host, client':>21}  load"
     )
     for r in rounds:
         print(
             f"{r.protocol:<11} {r.agents:>6} {r.pace:<12}  "
             f"{pct(r.overhead, 0.5):6.1f}/{pct(r.overhead, 0.95):6.1f} ms  "
+            f"{pct(r.host_part, 0.5):6.1f}/{pct(r.host_part, 0.95):6.1f} ms  "
             f"{pct(r.rtt, 0.5):7.1f}/{pct(r.rtt, 0.95):7.1f} ms  "
             f"{pct(r.engine, 0.5):6.1f}/{pct(r.engine, 0.95):6.1f} ms  "
             f"{r.host_cpu_ms:11.1f}, {r.client_cpu_ms:4.1f} ms"

@@ -19,6 +19,15 @@ from urllib.parse import urlsplit
 VERSION = "2026-07-28"
 
 
+def host_ms(server_timing: str | None) -> float | None:
+    """The host's `Server-Timing: host;dur=MS`: how long the request was in the host."""
+    for metric in (server_timing or "").split(","):
+        name, _, params = metric.strip().partition(";")
+        if name == "host" and params.startswith("dur="):
+            return float(params[4:])
+    return None
+
+
 def run(
     url: str,
     token_env: str,
@@ -50,13 +59,17 @@ def run(
         conn.request("POST", "/mcp", json.dumps(body), headers)
         response = conn.getresponse()
         answer = json.loads(response.read())
+        took = host_ms(response.getheader("server-timing"))
+        host.append(float("nan") if took is None else took)
         result = answer.get("result") or {}
         if response.status != 200 or result.get("isError"):
             raise RuntimeError(f"context failed: HTTP {response.status}")
         return float(result["_meta"]["tapemind/engine_ms"])
 
+    host: list[float] = []
     for n in range(warm_up):
         call(n, {"query": queries[n % len(queries)]})
+    host.clear()
     print("ready", flush=True)
     sys.stdin.readline()
     rtt: list[float] = []
@@ -71,4 +84,4 @@ def run(
         rtt.append((time.perf_counter() - started) * 1000)
         if pace:
             pace[1]()
-    return {"rtt": rtt, "engine": engine, "cpu_s": time.process_time() - cpu_started}
+    return {"rtt": rtt, "engine": engine, "host": host, "cpu_s": time.process_time() - cpu_started}

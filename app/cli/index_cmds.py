@@ -77,6 +77,9 @@ def status(state: State) -> None:
         _print_status(st)
 
 
+RATE_FROM_ROWS = 500
+
+
 @index_group.command("run")
 @click.option("--limit", type=click.IntRange(1), help="Stop after about this many rows.")
 @json_option
@@ -87,8 +90,10 @@ def run(state: State, limit: int | None) -> None:
     if state.as_json:
         emit_json(stats)
         return
+    # A rate over a handful of rows is mostly the model's load time: only the time then.
+    pace = f", {stats.rows_per_s} rows/s" if stats.embedded >= RATE_FROM_ROWS else ""
     click.echo(
-        f"{stats.embedded} embedded ({stats.rows_per_s} rows/s), {stats.deleted} vectors "
+        f"{stats.embedded} embedded in {stats.seconds:.1f} s{pace}, {stats.deleted} vectors "
         f"deleted, {stats.requeued} re-queued, {stats.remaining} still queued; model "
         f"{stats.model}" + (f" (switched to {stats.switched_to})" if stats.switched_to else "")
     )

@@ -84,6 +84,11 @@ register()
 
 
 def main() -> None:
+    import multiprocessing
+
+    # The indexer embeds a large backlog in a spawned child (app/index/offload.py): in a
+    # frozen build that child is this executable again, and this call runs it instead.
+    multiprocessing.freeze_support()
     cli(prog_name="tapemind")
 
 

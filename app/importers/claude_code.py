@@ -18,6 +18,7 @@ The compaction summary (``isCompactSummary``) becomes a ``compact`` entry and th
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,9 @@ class _Session:
 
     def __init__(self, path: Path) -> None:
         self.fallback_thread = path.stem
+        # The first line's time: a title line has none of its own, and "now" (the import)
+        # would put the title after the whole session it names.
+        self.started: datetime | None = None
         self.tool_names: dict[str, str] = {}
         self.keys = KeyMaker("claude-code")
 
@@ -66,6 +70,7 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
                 pending.append((number, raw, record))
                 continue
             session.fallback_thread = record["sessionId"]
+            session.started = parse_time(record.get("timestamp"))
             for held in pending:
                 _line(*held, session, sink, turns)
             pending = None
@@ -101,7 +106,7 @@ def _line(
                 kind="event",
                 role="system",
                 text=record["summary"],
-                created_at=None,
+                created_at=session.started,
                 source_key=session.keys.key(thread, raw),
                 meta={"event": "title", "leaf_uuid": as_str(record.get("leafUuid"))},
             )

@@ -12,7 +12,9 @@ A run:
 2. drains the queue oldest first: `EMBED_BATCH` texts per embed call, one chromadb upsert
    per `CHUNK` rows, and only then, in one transaction, the ledger rows are written and
    the queue rows deleted. A kill at any point leaves rows queued (embedded again, upsert
-   is idempotent) or vectors the next deep reconcile deletes, never a missing row;
+   is idempotent) or vectors the next deep reconcile deletes, never a missing row. A
+   large backlog is embedded in a child process meanwhile (`offload.py`); this process
+   still writes everything;
 3. continues a rebuild (a new model): walks every live row by id, embeds it with the new
    model into that model's own collections (the cursor survives a kill), and when done
    switches the home to the new model and drops the old collections. While a rebuild
@@ -28,18 +30,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..clock import from_iso
 from ..embedders import Embedder
 from ..runtime import Runtime
-from . import rows
+from . import chunks, offload, rows
+from .chunks import Chunk, Plan
 from .rows import Item
 from .service import RetrievalService
 
 log = logging.getLogger(__name__)
 
-EMBED_BATCH = 64
 CHUNK = 256
 RECONCILE_EVERY_S = 300.0
 
@@ -81,9 +81,10 @@ def service_of(rt: Runtime) -> RetrievalService:
 class _Run:
     """The state of one run: the models written to and the tallies."""
 
-    def __init__(self, rt: Runtime, service: RetrievalService) -> None:
+    def __init__(self, rt: Runtime, service: RetrievalService, offload_from: int) -> None:
         self.rt = rt
         self.svc = service
+        self.offload_from = offload_from
         with rt.read() as s:
             self.active = service.active(s)
             target = service.target(s)
@@ -107,26 +108,11 @@ class _Run:
     # -- writing vectors -------------------------------------------------------------
 
     def write(self, items: Sequence[Item], models: Sequence[Embedder]) -> None:
-        """Embed `items` with each model and upsert them into its collections."""
+        """Embed `items` with each model (here) and upsert them into its collections."""
         for model in models:
-            index = self.svc.index(model)
-            for kind in ("memory", "tape"):
-                batch = [i for i in items if i.kind == kind]
-                if not batch:
-                    continue
-                matrix = np.zeros((len(batch), int(model.dim)), dtype=np.float32)
-                # A memory just remembered was embedded as its own neighbour query.
-                todo = []
-                for n, item in enumerate(batch):
-                    known = self.svc.known_vector(model, item.text)
-                    if known is None:
-                        todo.append(n)
-                    else:
-                        matrix[n] = known
-                for a in range(0, len(todo), EMBED_BATCH):
-                    rows_at = todo[a : a + EMBED_BATCH]
-                    matrix[rows_at] = model.embed_documents([batch[n].text for n in rows_at])
-                index.upsert(kind, [i.id for i in batch], matrix, [i.agent_id for i in batch])
+            plan = Plan(model, items, self.svc.known_vector)
+            plan.embed_here()
+            plan.upsert(self.svc.index(model))
 
     def delete(self, gone: Sequence[tuple[str, int]]) -> None:
         """Remove vectors from every model's collections (active, target, any other)."""
@@ -205,27 +191,37 @@ class _Run:
 
     # -- draining and rebuilding ------------------------------------------------------------
 
+    def read_chunk(self, n: int, skip: set[tuple[str, int]]) -> Chunk | None:
+        return chunks.read(self.rt, n, skip)
+
+    def finish(self, chunk: Chunk, plans: Sequence[Plan]) -> None:
+        """Write a chunk whose vectors are all filled in, then record it and dequeue it."""
+        for plan in plans:
+            plan.upsert(self.svc.index(plan.model))
+        if chunk.gone:
+            self.delete(chunk.gone)
+        with self.rt.write() as s:
+            names = [m.name for m in self.models]
+            rows.settle(s, names, chunk.live, chunk.gone, self.rt.now_iso(), dequeue=True)
+        self.embedded += len(chunk.live)
+
     def drain(self, budget: int) -> None:
+        proc = self.svc.offload.for_drain(self.rt, self.models, self.offload_from)
+        if proc is not None:
+            offload.drain(
+                proc, self.active, self.svc.offload, budget, self.read_chunk,
+                lambda chunk, plan: self.finish(chunk, [plan]), self.svc.known_vector, CHUNK,
+            )  # fmt: skip
+            return
         while budget > 0:
-            with self.rt.read() as s:
-                keys = rows.queue_batch(s, min(CHUNK, budget))
-                found: dict[tuple[str, int], Item] = {}
-                for kind in ("memory", "tape"):
-                    ids = [i for k, i in keys if k == kind]
-                    found.update({(kind, i): it for i, it in rows.load_items(s, kind, ids).items()})
-            if not keys:
+            chunk = self.read_chunk(min(CHUNK, budget), set())
+            if chunk is None:
                 return
-            live = [found[k] for k in keys if k in found and found[k].live]
-            gone = [k for k in keys if k not in found or not found[k].live]
-            self.write(live, self.models)
-            if gone:
-                self.delete(gone)
-            with self.rt.write() as s:
-                rows.settle(
-                    s, [m.name for m in self.models], live, gone, self.rt.now_iso(), dequeue=True
-                )
-            self.embedded += len(live)
-            budget -= len(keys)
+            plans = [Plan(model, chunk.live, self.svc.known_vector) for model in self.models]
+            for plan in plans:
+                plan.embed_here()
+            self.finish(chunk, plans)
+            budget -= len(chunk.keys)
 
     def rebuild(self, budget: int) -> None:
         if self.target is None:
@@ -273,7 +269,11 @@ class _Run:
 
 
 def run_indexer_once(
-    engine_or_rt: Any, max_rows: int | None = None, *, reconcile: bool | None = None
+    engine_or_rt: Any,
+    max_rows: int | None = None,
+    *,
+    reconcile: bool | None = None,
+    offload_from: int | None = None,
 ) -> IndexerStats:
     """Drain the embedding queue (and continue a rebuild) in the calling thread.
 
@@ -283,6 +283,8 @@ def run_indexer_once(
             rebuild is done).
         reconcile: force (True) or skip (False) the reconcile; None: the first run in a
             process reconciles deeply, later runs every RECONCILE_EVERY_S or after events.
+        offload_from: queued rows from which a local model embeds in a child process
+            while this one writes (`offload.py`); None: `offload.OFFLOAD_FROM`.
 
     Returns what was done. Safe to call from a background thread; runs in one process are
     serialised.
@@ -292,7 +294,8 @@ def run_indexer_once(
     started = time.perf_counter()
     budget = max_rows if max_rows is not None else 1 << 62
     with svc.writer_lock:
-        run = _Run(rt, svc)
+        threshold = offload.OFFLOAD_FROM if offload_from is None else offload_from
+        run = _Run(rt, svc, threshold)
         run.remember_dims()
         mode: str | None = None
         if reconcile is not False:
@@ -318,6 +321,8 @@ def run_indexer_once(
         switched = run.active.name if run.rebuilt and run.target is None else None
         with rt.read() as s:
             queued = rows.queue_stats(s)
+        if not int(queued["memory"]) + int(queued["tape"]):
+            svc.offload.stop()  # the backlog is drained: the child's memory goes back
         seconds = time.perf_counter() - started
         done = run.embedded + run.rebuilt
         stats = IndexerStats(

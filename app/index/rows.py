@@ -154,6 +154,14 @@ def queue_batch(s: Session, n: int) -> list[tuple[str, int]]:
     return [(str(r[0]), int(r[1])) for r in dbapi(s).execute(sql, (n,))]
 
 
+def queue_at_least(s: Session, n: int) -> bool:
+    """Whether `n` or more rows are queued (reads at most `n` index entries)."""
+    if n <= 0:
+        return True
+    sql = "SELECT count(*) FROM (SELECT 1 FROM embed_queue LIMIT ?)"
+    return int(dbapi(s).execute(sql, (n,)).fetchone()[0]) >= n
+
+
 def queue_stats(s: Session) -> dict[str, Any]:
     rows = _exec(s, "SELECT kind, count(*), min(enqueued_at) FROM embed_queue GROUP BY kind")
     out: dict[str, Any] = {"memory": 0, "tape": 0, "oldest": None}

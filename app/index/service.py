@@ -38,6 +38,7 @@ from ..runtime import AgentLike, Runtime
 from ..search_sql import Filters, _memory_conditions, _tape_conditions
 from ..vectors import KINDS, VectorIndex, VectorIndexError
 from . import rows
+from .offload import Offload
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,7 @@ class RetrievalService:
         self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
         self._pool: ThreadPoolExecutor | None = None  # see begin()
         self._embedding: dict[tuple[str, str], Future[Vectors]] = {}
+        self.offload = Offload()  # the indexer's embedding child during large backlogs
         # Set by events, consumed by the indexer.
         self.dirty_tape: set[int] = set()
         self.memories_due = False
@@ -270,6 +272,7 @@ class RetrievalService:
 
     def close(self) -> None:
         self._unsubscribe()
+        self.offload.stop()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None

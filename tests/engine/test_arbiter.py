@@ -109,6 +109,30 @@ def test_offline_two_outcomes_about_different_things_are_both_kept() -> None:
     assert decision.action == "add"
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "The user prefers tabs over spaces.",
+            "The user prefers spaces over tabs now.",
+            "supersede",
+        ),
+        ("The user prefers tabs over spaces.", "The user prefers spaces over tabs.", "conflict"),
+        ("小林更喜欢猫而不是狗。", "小林现在更喜欢狗而不是猫。", "supersede"),
+        ("用 Vim 胜过 Emacs。", "用 Emacs 胜过 Vim。", "conflict"),
+        ("Staging deploys before production.", "Production deploys before staging.", "conflict"),
+        # the same words moved, no relation turned around: the same fact
+        ("On Fridays we deploy the web app.", "We deploy the web app on Fridays.", "duplicate"),
+    ],
+)
+def test_offline_sees_the_same_words_turned_around(old: str, new: str, expected: str) -> None:
+    """Word for word the same, but what stands on each side of "over"/"而不是" swapped: the
+    opposite preference, never a duplicate (found with and without embeddings)."""
+    for cosine in (None, 0.93):
+        decision = OFFLINE.decide(Candidate(new, "preference"), [n("t", old, cosine)])
+        assert (decision.action, decision.target_id) == (expected, "t"), decision.reason
+
+
 def test_offline_works_without_embeddings() -> None:
     """Unembedded neighbours (similarity None) are still compared by their text."""
     decision = OFFLINE.decide(

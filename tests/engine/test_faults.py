@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from app import Engine
 from app.clock import ManualClock
+from app.errors import DiskFull
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,3 +146,38 @@ def test_two_processes_appending_to_one_agent_lose_nothing(cc_home: Path) -> Non
     assert len(by_pid) == 2
     for numbers in by_pid.values():  # each process's appends all landed, in its own order
         assert numbers == list(range(per_process))
+
+
+def test_a_full_disk_refuses_the_write_and_keeps_everything_acknowledged(
+    cc_home: Path, clock: ManualClock
+) -> None:
+    """SQLite's page limit stands in for the disk: the database cannot grow past it, which
+    is what SQLite reports (SQLITE_FULL) when the disk is full."""
+    with Engine.open(cc_home, clock=clock) as engine:
+        store = engine._runtime.store
+        with store.engine.connect() as conn:
+            pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
+
+        def cap(dbapi_conn: sqlite3.Connection, _record: object) -> None:
+            dbapi_conn.execute(f"PRAGMA max_page_count={pages + 40}")
+
+        event.listen(store.engine, "connect", cap)
+        store.engine.dispose()
+        acknowledged: list[str] = []
+        with pytest.raises(DiskFull, match="is full: this change was not written") as refused:
+            for i in range(1000):
+                text = f"entry {i} " + "满" * 3000
+                engine.append("cc", [{"thread": "t", "role": "user", "text": text}])
+                acknowledged.append(text)
+        assert refused.value.code == "disk_full" and acknowledged
+        with pytest.raises(DiskFull):  # still full: refused again, nothing half-written
+            engine.append("cc", [{"thread": "t", "role": "user", "text": "满" * 20000}])
+
+        event.remove(store.engine, "connect", cap)
+        store.engine.dispose()  # space freed: writing works again in the same process
+        engine.append("cc", [{"thread": "t", "role": "user", "text": "after space was freed"}])
+
+    rows = _check_consistent(cc_home)
+    with Engine.open(cc_home, clock=clock) as engine:
+        texts = [e.text for e in engine.tape("cc", limit=2000)]
+        assert texts == [*acknowledged, "after space was freed"] and len(rows) == len(texts)

@@ -62,6 +62,10 @@ def test_claude_code_session_maps_blocks_to_entries() -> None:
     edit_error = [e for e in batch.entries if e.meta.get("is_error")]
     assert [e.meta["tool"] for e in edit_error] == ["Edit", "Bash"]
     assert by_text(batch, "/model opus").meta["command"] == "/model"
+    # The title line has no time: it takes the session's first, not the import's.
+    title = by_text(batch, "Add --json output to the list command")
+    first = min(e.created_at for e in batch.entries if e is not title and e.created_at)
+    assert title.created_at == first
 
 
 def test_claude_code_turns_open_at_real_user_input_only() -> None:

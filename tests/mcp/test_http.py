@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from app import Engine
+from app.benchmarks.mcp_raw_client import VERSION, host_ms
 
 from .mcp_helpers import cli_json, data, error_text, http_client, start_serve, stop
 
@@ -52,6 +53,29 @@ def test_missing_wrong_or_foreign_tokens_get_401_and_nothing_else(served: tuple)
         headers={"Authorization": f"Bearer {tokens['A']}"},
     )
     assert rpc.status_code == 401
+
+
+def test_every_answer_says_how_long_the_host_took(served: tuple) -> None:
+    """A standard Server-Timing header (what the overhead benchmark splits round trips by)."""
+    _, url, tokens = served
+    headers = {
+        "Authorization": f"Bearer {tokens['A']}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "context",
+    }
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    params = {"name": "context", "arguments": {"query": "部署"}, "_meta": meta}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    response = httpx.post(f"{url}/mcp", json=body, headers=headers, timeout=30)
+    assert response.status_code == 200, response.text
+    took = host_ms(response.headers["server-timing"])
+    assert took is not None and took >= 0
+    assert host_ms("db;dur=2, host;dur=1.5") == 1.5 and host_ms(None) is None
 
 
 def test_an_agent_appends_remembers_and_reads_over_http(served: tuple) -> None:

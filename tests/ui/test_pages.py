@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtWidgets import QLabel
 
+from ui.dateaxis import localise_tick
 from ui.window import PAGE_NAMES
 
 
@@ -106,3 +109,30 @@ def test_archive_page_lists_archived_memories(session, qtbot, open_page) -> None
     if not archived:
         assert "Nothing archived" in page.empty_label.text()
     assert page.restore_button.isEnabled() == session.ctx.has("restore")
+
+
+def test_dashboard_without_snapshots_shows_the_chosen_ranges_dates(
+    tmp_path, qtbot, english
+) -> None:
+    from app import Engine
+    from ui.session import Session
+
+    engine = Engine.open(tmp_path / "new-home", create=True)
+    engine.add_agent("a")
+    s = Session(engine, page="dashboard", tray=False)
+    page = s.window.pages["dashboard"]
+    try:
+        with qtbot.waitSignal(page.loaded, timeout=10000):
+            s.window.show()
+        assert page.trend_note.text() == "No snapshots in this range yet."
+        low, high = page.plot.getViewBox().viewRange()[0]
+        assert high - low == pytest.approx(30 * 86400, rel=0.01)  # the default range: 30 days
+        assert abs(high - time.time()) < 3600
+    finally:
+        s.close()
+
+
+def test_date_ticks_name_months_and_weekdays_in_the_apps_language() -> None:
+    assert localise_tick("Nov", "zh") == "11月" and localise_tick("Mon 03", "zh") == "周一 03"
+    assert localise_tick("Nov", "en") == "Nov" and localise_tick("2026", "zh") == "2026"
+    assert localise_tick("Nova", "zh") == "Nova"

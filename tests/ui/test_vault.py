@@ -116,3 +116,29 @@ def test_approval_prompt_appears_and_denies_by_keyboard(vault_engine, qtbot, eng
         assert vault_engine.access_request(request.id).status == "denied"
     finally:
         s.close()
+
+
+def test_the_reviewers_verdict_reads_in_chinese(vault_engine, qtbot, english) -> None:
+    from ui import i18n
+    from ui.session import Session
+
+    for pending in vault_engine.access_requests(status="pending"):
+        vault_engine.answer_request(pending.id, allow=False)
+    agent = vault_engine.agents()[0].name
+    secret = vault_engine.secrets()[0].name
+    vault_engine.configure_agent(agent, permission_mode="review")
+    vault_engine.configure_reviewer(agents=["someone-else"])
+    asked = vault_engine.request_secret(agent, secret, "部署需要数据库密码")
+    assert asked.status == "pending"
+    request = vault_engine.access_requests(status="pending")[0]
+    assert "may not approve for agent" in (request.decision_reason or "")
+    i18n.install_language("zh")
+    s = Session(vault_engine, page="dashboard", tray=False, prompts=True)
+    try:
+        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+            s.window.show()
+        labels = [lbl.text() for lbl in blocker.args[0].findChildren(QLabel)]
+        assert f"审查规则请你决定：审查者无权为智能体 '{agent}' 批准" in labels, labels
+    finally:
+        s.close()
+        i18n.install_language("en")

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from ..conflict_data import ConflictView, load_conflicts
 from ..conflict_review import ConflictReviewDialog
 from ..i18n import tr
+from ..reasons import reason_text
 from ..tablemodels import Column, RowsModel
 from ..widgets import EmptyState, fmt_age, one_line, title_label, unavailable
 from .base import Page
@@ -28,7 +29,11 @@ QUEUE_COLUMNS = (
     Column("Open for", lambda c: fmt_age(c.age_s)),
     Column("Existing memory", lambda c: one_line(c.old.text, 120), tooltip=lambda c: c.old.text),
     Column("New memory", lambda c: one_line(c.new.text, 120), tooltip=lambda c: c.new.text),
-    Column("Arbiter's reason", lambda c: one_line(c.reason, 120), tooltip=lambda c: c.reason),
+    Column(
+        "Arbiter's reason",
+        lambda c: one_line(reason_text(c.reason), 120),
+        tooltip=lambda c: reason_text(c.reason),
+    ),
 )
 
 

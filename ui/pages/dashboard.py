@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pyqtgraph as pg
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import health
+from ..dateaxis import DateAxis
 from ..i18n import tr
 from ..theme import colors, current_scheme
 from ..widgets import Card, EmptyState, fmt_age, section_label, title_label
@@ -72,7 +74,7 @@ class DashboardPage(Page):
         root.addLayout(grid)
 
         root.addWidget(section_label(tr("Trends")))
-        self.plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.plot = pg.PlotWidget(axisItems={"bottom": DateAxis()})
         self.plot.setMinimumHeight(220)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.legend = self.plot.addLegend(offset=(-10, 10))  # top right, off the axis labels
@@ -207,3 +209,9 @@ class DashboardPage(Page):
         self.trend_note.setText("" if xs else tr("No snapshots in this range yet."))
         if xs:
             self.plot.enableAutoRange()
+        else:
+            # Nothing to fit: show the chosen range's dates, not an axis of fractions.
+            days = self.range_box.currentData() or 30
+            now = time.time()
+            self.plot.setXRange(now - days * 86400, now, padding=0)
+            self.plot.setYRange(0, 10, padding=0)
