@@ -15,7 +15,9 @@ then measures, Qt offscreen:
 - scrolling the memory table to the end of the whole list, page after page
   (every row loaded), then back by wheel notches: the longest GUI-thread
   stretch per step (scroll + repaint) and per event-loop pass while a page
-  arrives (its result slot, the view's layout and repaint).
+  arrives (its result slot, the view's layout and repaint); the three longest
+  stretches with what they were and the GUI thread's involuntary (preempted)
+  and voluntary (blocked) context switches during each.
 Prints figures; asserts nothing.
 """
 
@@ -209,17 +211,65 @@ def wait(session: Session, page_name: str | None = None, timeout_ms: int = 60000
         page.loaded.disconnect(check)
 
 
-def pump(app: QApplication, session: Session, passes: list[tuple[float, float]]) -> None:
+def context_switches() -> tuple[int, int]:
+    """(involuntary, voluntary) context switches of the calling thread so far: an
+    involuntary one is the thread preempted (waiting for a core), a voluntary one
+    the thread blocked (a lock, the GIL, I/O). (0, 0) where /proc has no such file."""
+    try:
+        status = Path("/proc/thread-self/status").read_text()
+    except OSError:
+        return 0, 0
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return int(fields["nonvoluntary_ctxt_switches"]), int(fields["voluntary_ctxt_switches"])
+
+
+class Stretches:
+    """Every timed GUI-thread stretch of the scroll, with what it was and how often
+    the thread was switched out during it, to tell CPU from waiting."""
+
+    def __init__(self) -> None:
+        self.all: list[tuple[float, float, str, int, int, int]] = []
+
+    def timed(self, kind: str, step: int, fn: Any) -> tuple[float, float]:
+        inv, vol = context_switches()
+        t, c = time.perf_counter(), time.thread_time()
+        fn()
+        wall, cpu = time.perf_counter() - t, time.thread_time() - c
+        inv2, vol2 = context_switches()
+        self.all.append((wall, cpu, kind, step, inv2 - inv, vol2 - vol))
+        return wall, cpu
+
+    def longest(self, n: int = 3) -> str:
+        top = sorted(self.all, key=lambda s: -s[0])[:n]
+        return "; ".join(
+            f"{kind} {step}: {wall * 1000:.1f} ms wall, {cpu * 1000:.1f} ms CPU, "
+            f"{inv} involuntary / {vol} voluntary context switches"
+            for wall, cpu, kind, step, inv, vol in top
+        )
+
+
+def pump(
+    app: QApplication,
+    session: Session,
+    passes: list[tuple[float, float]],
+    record: Stretches | None = None,
+    step: int = 0,
+) -> None:
     """Run the event loop until no job is pending and what they posted is done,
     timing every pass: a pass is a stretch in which the GUI thread does not come
     back to the event loop (a page's result slot, the view's delayed layout and
     the repaint that rows arriving cause all run in such passes)."""
     idle = 0
     deadline = time.perf_counter() + 60
+    record = record or Stretches()
     while idle < 5 and time.perf_counter() < deadline:
-        t, c = time.perf_counter(), time.thread_time()
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents)
-        passes.append((time.perf_counter() - t, time.thread_time() - c))
+        passes.append(
+            record.timed(
+                "pass after step",
+                step,
+                lambda: app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents),
+            )
+        )
         idle = idle + 1 if session.runner.pending == 0 else 0
         time.sleep(0.001)  # the worker runs; zero-delay timers come due
 
@@ -269,28 +319,33 @@ def scroll_table(
     slots.clear()
     first: list[tuple[float, float]] = []
     collections = GcWatch()
+    record = Stretches()
     warming: list[int] = []  # glyphs still queued for the warmer at each step
     gc.callbacks.append(collections)
     t0 = time.perf_counter()
     for _ in range(2 * page.model.total // page.model.page_size + 10):
         if page.model.rowCount() >= page.model.total:
             break
-        t, c = time.perf_counter(), time.thread_time()
-        bar.setValue(bar.maximum())
-        page.table.viewport().repaint()
-        steps.append((time.perf_counter() - t, time.thread_time() - c))
+
+        def to_the_end() -> None:
+            bar.setValue(bar.maximum())
+            page.table.viewport().repaint()
+
+        steps.append(record.timed("step", len(steps), to_the_end))
         warming.append(page.warmer.pending)
-        pump(app, session, passes)
+        pump(app, session, passes, record, len(steps) - 1)
         if len(first) < 10:
             first.append(max([steps[-1], *passes[-20:]]))
     scrolled = time.perf_counter() - t0
     wheel: list[tuple[float, float]] = []
     row_px = page.table.verticalHeader().defaultSectionSize()
-    for _ in range(300):  # back up through rows never drawn, a wheel notch at a time
-        t, c = time.perf_counter(), time.thread_time()
+
+    def notch() -> None:
         bar.setValue(bar.value() - 3 * row_px)
         page.table.viewport().repaint()
-        wheel.append((time.perf_counter() - t, time.thread_time() - c))
+
+    for i in range(300):  # back up through rows never drawn, a wheel notch at a time
+        wheel.append(record.timed("wheel notch", i, notch))
     gc.callbacks.remove(collections)
     worst = max(steps + passes + wheel)
     print(
@@ -311,6 +366,7 @@ def scroll_table(
         f"steps over 16 ms wall: {sum(w > 0.016 for w, _ in steps + passes + wheel)} of "
         f"{len(steps) + len(passes) + len(wheel)}; load {loadavg()}"
     )
+    print(f"the longest stretches: {record.longest()}")
     print(f"while scrolling: {collections.summary()}")
     slowest = max(range(len(steps)), key=lambda i: steps[i][1])
     warm_steps = next((i for i, n in enumerate(warming) if n == 0), len(warming))

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -25,7 +24,8 @@ from ..dialogs import ConfirmDialog, TextEditDialog
 from ..glyphwarm import GlyphWarmer, common_characters
 from ..i18n import tr
 from ..tablemodels import LazyRowsModel, RowFilterProxy
-from ..widgets import one_line, title_label
+from ..tableview import AppendingTableView
+from ..widgets import draw_text_unshaped, one_line, title_label
 from .base import Page
 from .memory_detail import MemoryDetailPane
 from .memory_rows import MEMORY_COLUMNS, fetch_page, load_head, search_page
@@ -91,7 +91,7 @@ class MemoriesPage(Page):
         self.model.page_requested.connect(self._fetch_page)
         self.proxy = RowFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.table = QTableView()
+        self.table = AppendingTableView()  # a page arriving below the screen: no repaint
         self.table.setModel(self.proxy)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSortingEnabled(True)
@@ -104,6 +104,7 @@ class MemoriesPage(Page):
         # One height for every row: the view never measures a row's contents.
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.setWordWrap(False)
+        draw_text_unshaped(self.table)  # before the warmer: it draws in the table's font
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setResizeContentsPrecision(40)  # size columns from a sample, not every row
