@@ -30,8 +30,11 @@ def load_data() -> dict[str, Any]:
     return data
 
 
-def seed(home: Path, *, now: datetime | None = None) -> dict[str, int]:
-    """Create the demo home at `home` (new or empty); returns what was written."""
+def seed(home: Path, *, now: datetime | None = None, embed: bool = False) -> dict[str, int]:
+    """Create the demo home at `home` (new or empty); returns what was written.
+
+    `embed`: embed its rows too (`tapemind demo`), as in a home in daily use, whose year
+    of snapshots shows no backlog; tests leave them queued (the model's load costs time)."""
     data = load_data()
     real_now = now or SystemClock().now()
     shift = real_now - from_iso(data["now"])
@@ -47,7 +50,7 @@ def seed(home: Path, *, now: datetime | None = None) -> dict[str, int]:
         for spec in data["agents"]:
             _seed_agent(engine, clock, spec, shift, counts)
         del engine._runtime.services["arbiter"]
-        counts.update(_extend(engine, clock, data, shift))
+        counts.update(_extend(engine, clock, data, shift, embed))
         clock.set(real_now)
     finally:
         engine.close()
@@ -124,14 +127,14 @@ def _set_recalls(engine: Engine, memory_id: int, recalls: int, last: datetime) -
 
 
 def _extend(
-    engine: Engine, clock: ManualClock, data: dict[str, Any], shift: timedelta
+    engine: Engine, clock: ManualClock, data: dict[str, Any], shift: timedelta, embed: bool
 ) -> dict[str, int]:
     """Hooks for later features (conflicts, secrets) to seed their part of the demo."""
     counts: dict[str, int] = {}
     # issue 4: open conflicts, an archive, a year of health snapshots
     from .demo_lifecycle import seed as seed_lifecycle
 
-    counts.update(seed_lifecycle(engine, clock, data, from_iso(data["now"]) + shift))
+    counts.update(seed_lifecycle(engine, clock, data, from_iso(data["now"]) + shift, embed))
     counts.update(_seed_secrets(engine, clock, data, shift))
     return counts
 

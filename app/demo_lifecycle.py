@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import random
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -24,9 +25,12 @@ from .clock import ManualClock, from_iso, to_iso
 from .conflicts import raise_conflict
 from .confront import store_decision
 from .db.schema import HealthSnapshotRow, TapeEntryRow
+from .errors import TapemindError
 from .health import HealthSnapshot
 from .runtime import agent_row
 from .textnorm import memory_hash
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -35,14 +39,33 @@ HISTORY_DAYS = 365
 ARCHIVED_BEFORE = timedelta(days=14)
 
 
-def seed(engine: Engine, clock: ManualClock, data: dict[str, Any], now: datetime) -> dict[str, int]:
-    """Seed the lifecycle state; returns counts (conflicts, archived, snapshots)."""
+def seed(
+    engine: Engine, clock: ManualClock, data: dict[str, Any], now: datetime, embed: bool = False
+) -> dict[str, int]:
+    """Seed the lifecycle state; returns counts (conflicts, archived, snapshots, embedded).
+    With `embed`, the rows are embedded before the real snapshot that ends the history."""
     conflicts = sum(_conflicts(engine, clock, spec) for spec in data["agents"])
     clock.set(now - ARCHIVED_BEFORE)
     archived = sum(len(engine.maintain(spec["name"]).archived_ids) for spec in data["agents"])
     clock.set(now)
+    embedded = _embed(engine) if embed else 0
     snapshots = _history(engine, [spec["name"] for spec in data["agents"]], now)
-    return {"conflicts": conflicts, "archived": archived, "snapshots": snapshots}
+    return {
+        "conflicts": conflicts,
+        "archived": archived,
+        "snapshots": snapshots,
+        "embedded": embedded,
+    }
+
+
+def _embed(engine: Engine) -> int:
+    """Embed every queued row; 0 when the model cannot load here (the rows then wait for
+    a host, as any new row does)."""
+    try:
+        return int(engine.run_indexer().embedded)
+    except TapemindError as exc:
+        log.warning("the demo's rows stay unembedded: %s", exc.message)
+        return 0
 
 
 def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any]) -> int:

@@ -122,13 +122,14 @@ def demo(state: State) -> None:
 def _seed_and_show(state: State, path: Path) -> None:
     from ..demo import seed
 
-    counts = seed(path)
+    counts = seed(path, embed=True)
     if state.as_json:
         emit_json({"home": str(path), **counts})
         return
     click.echo(
         f"Seeded a demo home at {path}: {counts['agents']} agents, "
-        f"{counts['entries']} tape entries, {counts['memories']} memories."
+        f"{counts['entries']} tape entries, {counts['memories']} memories "
+        f"({counts['embedded']} rows embedded for semantic search)."
     )
     if counts.get("secrets_skipped"):
         click.echo(

@@ -145,6 +145,11 @@ def test_demo_seeds_two_agents_with_everything(run, run_json, home: Path) -> Non
     )
     assert any("\u4e00" <= ch <= "\u9fff" for ch in texts)  # Chinese
     assert any(ch.isascii() and ch.isalpha() for ch in texts)  # and English
+    # Seeded as a home in daily use: nothing waits to be embedded, semantic search answers.
+    status = run_json("index", "status")
+    assert status["unembedded"]["memory"] == status["unembedded"]["tape"] == 0, status
+    hits = run_json("search", "--agent", agents[0]["name"], "--mode", "semantic", "数据库")
+    assert hits
     fails(run("demo", ok=False), 5, "already has agents")
 
 
