@@ -27,8 +27,6 @@ from .db.schema import (
     ConflictRow,
     LineageRow,
     MemoryRow,
-    ProvenanceRow,
-    TapeEntryRow,
 )
 from .db.store import dbapi
 from .errors import InvalidInput, NotFound
@@ -94,17 +92,11 @@ def raise_conflict(
 
 def _side(s: Session, memory_id: int, agent: str) -> ConflictSide:
     from .memories import to_memory
-    from .tape import to_entry
+    from .tape import source_entries
 
     row = s.get(MemoryRow, memory_id)
     assert row is not None
-    entries = s.exec(
-        select(TapeEntryRow)
-        .join(ProvenanceRow, col(ProvenanceRow.entry_id) == col(TapeEntryRow.id))
-        .where(ProvenanceRow.memory_id == memory_id)
-        .order_by(col(TapeEntryRow.seq))
-    ).all()
-    return ConflictSide(to_memory(row, agent), tuple(to_entry(e, agent) for e in entries))
+    return ConflictSide(to_memory(row, agent), source_entries(s, memory_id, agent))
 
 
 def _to_conflict(s: Session, row: ConflictRow, agent: str, now: datetime) -> Conflict:

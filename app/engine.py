@@ -286,6 +286,21 @@ class Engine:
             self._rt, agent, category=category, status=status, limit=limit, offset=offset
         )
 
+    def memories_before(
+        self,
+        agent: str,
+        before_id: int,
+        *,
+        category: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+    ) -> list[Memory]:
+        """The page of `memories(...)` that follows a page ending with memory
+        `before_id`: as quick at the end of a long list as at its start."""
+        return memory_views.list_(
+            self._rt, agent, category=category, status=status, limit=limit, before_id=before_id
+        )
+
     def count_memories(
         self, agent: str, *, category: str | None = None, status: str | None = None
     ) -> int:
@@ -591,23 +606,6 @@ class Engine:
         (the host does this once at start). True when they were loaded."""
         service = self._rt.services.get("retrieval")
         return bool(service is not None and service.warm_up())
-
-    # -- memory list paging (branch scroll3) ----------------------------------------
-
-    def memories_before(
-        self,
-        agent: str,
-        before_id: int,
-        *,
-        category: str | None = None,
-        status: str | None = None,
-        limit: int = 50,
-    ) -> list[Memory]:
-        """The page of `memories(...)` that follows a page ending with memory
-        `before_id`: as quick at the end of a long list as at its start."""
-        return memory_views.list_(
-            self._rt, agent, category=category, status=status, limit=limit, before_id=before_id
-        )
 
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).

@@ -9,13 +9,13 @@ from sqlmodel import Session, col, select
 
 from . import intake
 from .clock import from_iso
-from .db.schema import LineageRow, MemoryRow, MemoryVersionRow, ProvenanceRow, TapeEntryRow
+from .db.schema import LineageRow, MemoryRow, MemoryVersionRow
 from .db.store import dbapi
 from .errors import InvalidInput
 from .memories import MAX_LIST, MEMORY_COLUMNS, memory_of, owned_memory, to_memory
 from .models import STATUSES, Memory, MemoryDetail, MemoryLink, MemoryVersion
 from .runtime import AgentLike, Runtime, agent_ref, agent_row
-from .tape import to_entry
+from .tape import source_entries
 
 
 def _links(s: Session, memory_id: int, *, parents: bool) -> tuple[MemoryLink, ...]:
@@ -41,12 +41,6 @@ def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetai
     With `agent`, only that agent's memories are visible."""
     with rt.read() as s:
         row, owner = owned_memory(s, memory_id, agent)
-        sources = s.exec(
-            select(TapeEntryRow)
-            .join(ProvenanceRow, col(ProvenanceRow.entry_id) == col(TapeEntryRow.id))
-            .where(ProvenanceRow.memory_id == memory_id)
-            .order_by(col(TapeEntryRow.seq))
-        ).all()
         versions = s.exec(
             select(MemoryVersionRow)
             .where(MemoryVersionRow.memory_id == memory_id)
@@ -54,7 +48,7 @@ def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetai
         ).all()
         return MemoryDetail(
             memory=to_memory(row, owner),
-            sources=tuple(to_entry(e, owner) for e in sources),
+            sources=source_entries(s, memory_id, owner),
             parents=_links(s, memory_id, parents=True),
             children=_links(s, memory_id, parents=False),
             versions=tuple(

@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from .clock import from_iso, to_iso
-from .db.schema import AgentRow, EmbedQueueRow, TapeEntryRow
+from .db.schema import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow
 from .db.store import dbapi
 from .errors import InvalidInput, NotFound
 from .events import record
@@ -202,6 +202,17 @@ def entry_of(r: Sequence[Any], agent: str) -> TapeEntry:
 def to_entry(row: TapeEntryRow, agent: str) -> TapeEntry:
     """A TapeEntry from an ORM row."""
     return entry_of(tuple(getattr(row, name) for name in _ENTRY_FIELDS), agent)
+
+
+def source_entries(s: Session, memory_id: int, agent: str) -> tuple[TapeEntry, ...]:
+    """The tape entries memory `memory_id` was learned from (its provenance), in tape order."""
+    rows = s.exec(
+        select(TapeEntryRow)
+        .join(ProvenanceRow, col(ProvenanceRow.entry_id) == col(TapeEntryRow.id))
+        .where(ProvenanceRow.memory_id == memory_id)
+        .order_by(col(TapeEntryRow.seq))
+    ).all()
+    return tuple(to_entry(e, agent) for e in rows)
 
 
 def append_in(

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import to_iso
+from ..embedders.process import rss_mb
 from ..textnorm import memory_hash
 from . import mem0_peer, synth
 from .common import drain_index, percentile, scratch_engine, semantic_available
-from .machine import machine, machine_line, rss_mb
+from .machine import machine, machine_line
 
 AGENT = "latency-bench"
 TARGETS_100K = {"search_p95_ms": 15.0, "context_p95_ms": 25.0, "drain_vs_raw": 0.80}

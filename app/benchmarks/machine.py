@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
-import resource
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,19 +43,6 @@ def load() -> str:
 def machine() -> dict[str, Any]:
     """describe() plus the load average when the run started."""
     return {**describe(), "load": load()}
-
-
-def rss_mb() -> float:
-    """Resident set size of this process now, in MiB (Linux /proc; else the peak)."""
-    try:
-        with open("/proc/self/status", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
 def machine_line(info: dict[str, Any]) -> str:

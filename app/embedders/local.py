@@ -89,21 +89,21 @@ class Usem3Embedder(_LazyModel):
 
         return self._with_model(run)
 
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        """Embed stored texts: (n, 512) float32, unit length."""
+    def _documents(self, texts: Sequence[str], threads: int) -> Vectors:
         batch = list(texts)
         if not batch:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return normalise(self._encode(batch, self._threads))
+        return normalise(self._encode(batch, threads))
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """Embed stored texts: (n, 512) float32, unit length."""
+        return self._documents(texts, self._threads)
 
     def embed_documents_single_thread(self, texts: Sequence[str]) -> Vectors:
         """`embed_documents` on one BLAS thread: for the indexer while its embedding
         process uses the other core (app/index/offload.py); the same vectors within
         float rounding."""
-        batch = list(texts)
-        if not batch:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return normalise(self._encode(batch, 1))
+        return self._documents(texts, 1)
 
     def embed_query(self, text: str) -> Vectors:
         """Embed a query: (512,) float32, unit length. USE needs no query prefix; the

@@ -80,11 +80,6 @@ class Plan:
                 self.batches.append([batch[n].text for n in todo[a : a + EMBED_BATCH]])
             self.groups.append((kind, batch, matrix, todo))
 
-    @property
-    def texts(self) -> int:
-        """How many texts still need embedding."""
-        return sum(len(b) for b in self.batches)
-
     def fill(self, vectors: Vectors) -> None:
         """Put the vectors of every batch (concatenated, in order) in their rows."""
         at = 0

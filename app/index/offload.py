@@ -32,7 +32,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -135,7 +134,7 @@ def drain(
     budget: int,
     read: Callable[[int, set[tuple[str, int]]], Chunk | None],
     finish: Callable[[Chunk, Plan], None],
-    known: Any,
+    known: Callable[[Embedder, str], Vectors | None],
     chunk_rows: int,
 ) -> int:
     """Drain up to `budget` queue rows, sharing the embedding between `proc` and this
