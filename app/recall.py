@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from sqlmodel import Session, col, select
 
@@ -32,7 +33,7 @@ from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings
 from .runtime import AgentLike, Runtime, agent_ref, agent_row
-from .search import MAX_QUERY_CHARS, fuse
+from .search import MAX_QUERY_CHARS, rrf
 from .search_sql import Filters, fulltext_ids
 from .strength import anchor_time, strength
 from .tokens import count_tokens
@@ -64,9 +65,9 @@ _CANDIDATE_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class _Candidate:
-    """What packing needs of a memory (read without the ORM)."""
+class _Candidate(NamedTuple):
+    """What packing needs of a memory (read without the ORM; a tuple, not a frozen
+    dataclass: ~100 are built per call, and a dataclass's __init__ cost 2 µs each)."""
 
     id: int
     category: str
@@ -114,6 +115,9 @@ class ContextBlock:
         return tuple(i.memory_id for i in self.included)
 
 
+_HEADER_TOKENS = count_tokens(HEADER) + 1
+
+
 def _line(row: _Candidate) -> str:
     return f"- [m{row.id}] ({row.category}, {row.created_at[:10]}) {row.text}"
 
@@ -123,6 +127,12 @@ def _line_tokens(line: str) -> int:
     """Tokens of a packed line: the same memories come back turn after turn, and
     counting ~100 candidates' lines by regex was a fifth of a context call."""
     return count_tokens(line) + 1
+
+
+@lru_cache(maxsize=256)
+def _settings(stored: str) -> AgentSettings:
+    """An agent's settings from their stored JSON (frozen, so one parse per distinct text)."""
+    return AgentSettings.from_dict(json.loads(stored))
 
 
 def _recent(s: Session, arow: AgentLike, route: str, value: str) -> list[int]:
@@ -139,7 +149,8 @@ def _candidates(s: Session, ids: Sequence[int]) -> dict[int, _Candidate]:
         return {}
     marks = ", ".join("?" * len(ids))
     sql = f"SELECT {_CANDIDATE_COLUMNS} FROM memories WHERE id IN ({marks})"
-    return {int(r[0]): _Candidate(*r) for r in dbapi(s).execute(sql, list(ids))}
+    make = _Candidate._make
+    return {r[0]: make(r) for r in dbapi(s).execute(sql, list(ids))}
 
 
 def _query_route(
@@ -152,16 +163,17 @@ def _query_route(
     pending = retrieval.begin(s, arow, "memory", query, ROUTE_DEPTH) if retrieval else None
     counts = rare_terms.count_cache(rt)
     lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH, counts=counts)
-    lists: dict[str, list[tuple[int, float]]] = {"fulltext": lexical}
+    lexical_ids = [i for i, _ in lexical]
+    lists: dict[str, list[int]] = {"fulltext": lexical_ids}
     weak: set[int] = set()
     if retrieval is not None:
         semantic = retrieval.semantic_ids(
             s, arow, "memory", query, active, ROUTE_DEPTH, pending=pending
         )
-        floor = retrieval.min_similarity
-        lexical_ids = {i for i, _ in lexical}
-        weak = {i for i, sim in semantic if sim < floor and i not in lexical_ids}
-        lists["semantic"] = [(i, sim) for i, sim in semantic if i not in weak]
+        floor = retrieval.similarity_floor(s)
+        found = set(lexical_ids)
+        weak = {i for i, sim in semantic if sim < floor and i not in found}
+        lists["semantic"] = [i for i, _ in semantic if i not in weak]
     archived: list[int] = []
     # Most agents have no archived memory: one index probe instead of a full-text query.
     if dbapi(s).execute(_ANY_ARCHIVED_SQL, (arow.id,)).fetchone() is not None:
@@ -169,7 +181,7 @@ def _query_route(
         archived = [
             i for i, _ in fulltext_ids(s, arow, "memory", query, archived_only, 10, counts=counts)
         ]
-    order = [memory_id for memory_id, _, _ in fuse(lists, k=RRF_K)]
+    order = [memory_id for memory_id, _ in rrf(lists, k=RRF_K)]
     return order, weak - set(order), archived
 
 
@@ -196,7 +208,7 @@ def context(
     now = rt.clock.now()
     with rt.read() as s:
         arow = agent_ref(s, agent)
-        settings = AgentSettings.from_dict(json.loads(arow.settings))
+        settings = _settings(arow.settings)
         budget = budget or settings.recall_budget
         routes: dict[str, list[int]] = {}
         weak: set[int] = set()
@@ -208,14 +220,7 @@ def context(
         if user:
             routes["user"] = _recent(s, arow, "user", user)
         routes["core"] = _core(s, arow)
-        fused = {
-            memory_id: score
-            for memory_id, score, _ in fuse(
-                {name: [(i, 0.0) for i in ids] for name, ids in routes.items()},
-                ROUTE_WEIGHTS,
-                k=RRF_K,
-            )
-        }
+        fused = dict(rrf(routes, ROUTE_WEIGHTS, k=RRF_K))
         via: dict[int, list[str]] = {}
         for name, ids in routes.items():
             for memory_id in ids:
@@ -233,7 +238,7 @@ def context(
             scored.append((base * (0.5 + 0.5 * power), row))
         scored.sort(key=lambda pair: (-pair[0], -pair[1].id))
 
-    used = count_tokens(HEADER) + 1
+    used = _HEADER_TOKENS
     included: list[ContextItem] = []
     dropped: list[DroppedItem] = []
     lines = []

@@ -130,6 +130,24 @@ def fuse(
     return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
 
 
+def rrf(
+    ranked: Mapping[str, Sequence[Any]],
+    weights: Mapping[str, float] | None = None,
+    *,
+    k: int = RRF_K,
+) -> list[tuple[Any, float]]:
+    """`fuse` of lists of keys (no raw scores), keys and scores alone: the same sums
+    in the same order and the same stable sort, so the same floats and ties. For
+    callers that need no per-list breakdown (`context` fuses twice a call)."""
+    scores: dict[Any, float] = {}
+    get = scores.get
+    for name, keys in ranked.items():
+        weight = (weights or {}).get(name, 1.0)
+        for rank, key in enumerate(keys, k + 1):
+            scores[key] = get(key, 0.0) + weight / rank
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
 def load_hits(
     s: Session, agent: str, ranked: Sequence[tuple[tuple[str, int], float, dict[str, float]]]
 ) -> list[SearchHit]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from .clock import from_iso
 
@@ -22,9 +23,14 @@ def effective_half_life_days(half_life_days: float, importance: float, use_count
     return half_life_days * (0.5 + importance) * (1.0 + 0.25 * math.log1p(max(0, use_count)))
 
 
+# Parsed stored times: `context` scores ~50 memories a call, whose anchors repeat (one
+# recall stamps the same time on every memory it injected). datetimes are immutable.
+_parse = lru_cache(maxsize=4096)(from_iso)
+
+
 def anchor_time(created_at: str, *others: str | None) -> datetime:
     """The last time the memory was reinforced (stored ISO strings)."""
-    return from_iso(max([created_at, *[o for o in others if o]]))
+    return _parse(max([created_at, *[o for o in others if o]]))
 
 
 def strength(

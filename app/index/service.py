@@ -167,7 +167,12 @@ class RetrievalService:
     @property
     def min_similarity(self) -> float:
         """The cosine below which `context` treats a semantic neighbour as irrelevant."""
-        name = self.active().name
+        return self.similarity_floor(None)
+
+    def similarity_floor(self, s: Session | None) -> float:
+        """`min_similarity`, the home's model read in the caller's transaction `s`
+        (`context` asks on every call; a transaction of its own cost ~70 µs)."""
+        name = self.active(s).name
         if name.startswith("hashing-"):
             return 0.1
         return MIN_SIMILARITY.get(name, DEFAULT_MIN_SIMILARITY)

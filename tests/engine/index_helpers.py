@@ -44,6 +44,9 @@ class VectorStandIn:
 
     min_similarity = 0.0
 
+    def similarity_floor(self, s):  # type: ignore[no-untyped-def]
+        return self.min_similarity
+
     def begin(self, s, arow, kind, query, n):  # type: ignore[no-untyped-def]
         return None
 
