@@ -30,6 +30,7 @@ COUNT_CACHE_S = 600.0
 COUNT_CACHE_MIN = 200  # rare words are cheap to count and change fast: not cached
 COUNT_CACHE_SIZE = 50_000
 VOCAB = {"memory_fts": "memory_fts_vocab", "tape_fts": "tape_fts_vocab"}
+VOCAB_CHUNK = 400  # terms per vocabulary lookup (SQLite's bound parameters are limited)
 
 Group = tuple[str, ...]
 
@@ -52,15 +53,23 @@ def document_counts(
     now = time.monotonic()
     if cache is not None and len(cache) > COUNT_CACHE_SIZE:
         cache.clear()
-    out: dict[str, int] = {}
-    for term in dict.fromkeys(terms):
+    out = dict.fromkeys(terms, 0)
+    missing: list[str] = []
+    for term in out:
         hit = cache.get((table, term)) if cache is not None else None
         if hit is None or now - hit[1] > COUNT_CACHE_S:
-            found = db.execute(f"SELECT doc FROM {VOCAB[table]} WHERE term = ?", (term,)).fetchone()
-            hit = (int(found[0]) if found is not None and found[0] else 0, now)
-            if cache is not None and hit[0] >= COUNT_CACHE_MIN:
-                cache[(table, term)] = hit
-        out[term] = hit[0]
+            missing.append(term)
+        else:
+            out[term] = hit[0]
+    # The terms not cached in one statement per chunk (SQLite hands fts5vocab each
+    # value of the IN list as a term lookup): a statement per term was ~70 % more.
+    for start in range(0, len(missing), VOCAB_CHUNK):
+        chunk = missing[start : start + VOCAB_CHUNK]
+        sql = f"SELECT term, doc FROM {VOCAB[table]} WHERE term IN ({', '.join('?' * len(chunk))})"
+        for term, doc in db.execute(sql, chunk):
+            out[term] = n = int(doc or 0)
+            if cache is not None and n >= COUNT_CACHE_MIN:
+                cache[(table, term)] = (n, now)
     return out
 
 

@@ -206,7 +206,9 @@ def context(
         raise InvalidInput(f"The query is over {MAX_QUERY_CHARS} characters; give key words.")
     query = query.strip() if query else None
     now = rt.clock.now()
-    with rt.read() as s:
+    # Driver-level transactions (no Session set-up): every statement here and in
+    # _store_recall goes through dbapi().
+    with rt.read_driver() as s:
         arow = agent_ref(s, agent)
         settings = _settings(arow.settings)
         budget = budget or settings.recall_budget
@@ -294,7 +296,7 @@ def _store_recall(
     now = rt.now_iso()
     over = sum(1 for d in dropped if d.reason == "over_budget")
     ids = [it.memory_id for it in included]
-    with rt.write() as s:
+    with rt.write_driver() as s:
         db = dbapi(s)
         cur = db.execute(
             "INSERT INTO recalls (agent_id, at, mode, thread, user, query, budget, "

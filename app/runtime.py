@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlmodel import Session, select
 
@@ -53,6 +53,28 @@ class Runtime:
     def read(self) -> Iterator[Session]:
         with self.store.read() as session:
             yield session
+
+    # Hot paths (`context`, every agent turn): transactions without SQLAlchemy's Session
+    # (`Store.driver_read`). What they yield is typed as a Session for the helpers the
+    # path shares with everything else, but only `dbapi(s)` and `s.info` work on it:
+    # use these only where every statement goes through the driver.
+
+    @contextmanager
+    def read_driver(self) -> Iterator[Session]:
+        """`read` for hot paths that reach the database through `dbapi` only."""
+        with self.store.driver_read() as tx:
+            yield cast(Session, tx)
+
+    @contextmanager
+    def write_driver(self) -> Iterator[Session]:
+        """`write` for hot paths that reach the database through `dbapi` only; its
+        recorded events are published after commit, as `write`'s."""
+        with self.store.driver_write() as tx:
+            tx.info["events"] = []
+            yield cast(Session, tx)
+            events: list[Event] = tx.info["events"]
+        for event in events:
+            self.bus.publish(event)
 
 
 def _no_agent(name: str) -> NotFound:

@@ -127,11 +127,17 @@ def fulltext_ids(
     table = "memory_fts" if kind == "memory" else "tape_fts"
     total, mine = _row_counts(db, arow, kind)
     restrict = None if not total or mine >= DOMINANT_SHARE * total else arow.id
-    df = rare_terms.group_counts(
-        groups, rare_terms.document_counts(db, table, [t for g in groups for t in g], counts)
-    )
+    terms = [t for g in groups for t in g]
     budget = rare_terms.POSTINGS_BUDGET
-    split = sum(df.values()) > budget
+    df: dict[rare_terms.Group, int] = {}
+    split = False
+    # No term is in more rows than the table holds (`total` counts every row of the
+    # kind, the full-text table fewer or as many): when even that many postings fit
+    # the budget the query cannot split, and counting its terms (a doclist read
+    # each) is skipped. Always the case in a small home; never at 100k rows.
+    if len(terms) * total > budget:
+        df = rare_terms.group_counts(groups, rare_terms.document_counts(db, table, terms, counts))
+        split = sum(df.values()) > budget
     expr = groups_expression(rare_terms.pick(groups, df, budget) if split else groups, restrict)
     if expr is None:
         return []  # no term is in the index

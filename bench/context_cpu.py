@@ -39,17 +39,18 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from app.clock import ManualClock
 from app.engine import Engine
 
-AGENTS = [f"agent{i}" for i in range(8)]
 THREADS = [f"t{i}" for i in range(5)]
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
 WARM_UP = 30
 BATCH = 50  # calls per CPU sample: the least loaded sample is the steadiest figure
 
 
-def calls(n: int) -> list[tuple[str, str, str]]:
-    """`n` (agent, thread, query) triples cycling through every agent, thread and query."""
+def calls(engine: Engine, n: int) -> list[tuple[str, str, str]]:
+    """`n` (agent, thread, query) triples cycling through the home's agents (by name:
+    agent0-agent7 in the seeded home), five threads and the queries."""
+    agents = sorted(a.name for a in engine.agents())
     return [
-        (AGENTS[i % len(AGENTS)], THREADS[(i // 3) % len(THREADS)], QUERIES[i % len(QUERIES)])
+        (agents[i % len(agents)], THREADS[(i // 3) % len(THREADS)], QUERIES[i % len(QUERIES)])
         for i in range(n)
     ]
 
@@ -62,9 +63,9 @@ def copy_home(source: Path) -> Path:
 
 def timing(home: Path, n: int, profile: bool) -> None:
     with Engine.open(home) as engine:
-        for agent, thread, query in calls(WARM_UP):
+        for agent, thread, query in calls(engine, WARM_UP):
             engine.context(agent, thread=thread, query=query)
-        plan = calls(n)
+        plan = calls(engine, n)
         walls: list[float] = []
         batches: list[float] = []  # CPU ms per call of each run of BATCH calls
         profiler = cProfile.Profile() if profile else None
@@ -98,7 +99,7 @@ def answers(home: Path, out: Path) -> None:
     clock = ManualClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
     found = []
     with Engine.open(home, clock=clock) as engine:
-        for agent, thread, query in calls(60):
+        for agent, thread, query in calls(engine, 60):
             clock.advance(minutes=7)
             block = engine.context(agent, thread=thread, query=query)
             found.append(
@@ -127,7 +128,8 @@ def answers(home: Path, out: Path) -> None:
                 "ORDER BY recall_id, rank"
             ).fetchall()
             memories = db.execute(
-                "SELECT id, recall_count, last_recalled_at FROM memories ORDER BY id"
+                "SELECT id, recall_count, last_recalled_at FROM memories "
+                "WHERE last_recalled_at IS NOT NULL ORDER BY id"
             ).fetchall()
             audit = db.execute(
                 "SELECT * FROM audit WHERE action = 'memory.recall' ORDER BY id"

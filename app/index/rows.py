@@ -252,17 +252,19 @@ def live_counts(s: Session) -> dict[str, int]:
 
 
 def has_live(s: Session, kind: str, agent_id: int) -> bool:
+    # The driver: `context` asks this (agent with rows, none embedded yet) inside its
+    # driver-level read (`Runtime.read_driver`).
     if kind == "memory":
         sql = (
-            f"SELECT 1 FROM memories WHERE agent_id = :a AND status IN ({_STATUS_IN}) "
+            f"SELECT 1 FROM memories WHERE agent_id = ? AND status IN ({_STATUS_IN}) "
             "AND text != '' LIMIT 1"
         )
     else:
         sql = (
-            f"SELECT 1 FROM tape_entries WHERE agent_id = :a AND kind IN ({_KIND_IN}) "
+            f"SELECT 1 FROM tape_entries WHERE agent_id = ? AND kind IN ({_KIND_IN}) "
             "AND erased_at IS NULL AND content != '' LIMIT 1"
         )
-    return _exec(s, sql, {"a": agent_id}).first() is not None
+    return dbapi(s).execute(sql, (agent_id,)).fetchone() is not None
 
 
 def indexed_among(s: Session, kind: str, ids: Sequence[int]) -> set[int]:
