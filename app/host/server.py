@@ -246,8 +246,10 @@ class Host:
         return await self._run(call)
 
     async def _run(self, call: Callable[[], Any]) -> JSONResponse:
+        # The answer is rendered to JSON on the worker thread too, not on the event loop
+        # that every agent's request waits for.
         try:
-            result = await anyio.to_thread.run_sync(call)
+            return await anyio.to_thread.run_sync(lambda: JSONResponse({"result": call()}))
         except TapemindError as exc:
             error = {"type": type(exc).__name__, "code": exc.code, "message": exc.message}
             return JSONResponse({"error": error})
@@ -258,7 +260,6 @@ class Host:
             log.exception("host RPC failed")
             message = "The host failed to run the call (a bug); see its log."
             return JSONResponse({"error": {"type": "TapemindError", "message": message}})
-        return JSONResponse({"result": result})
 
     async def _rpc_info(self, request: Request) -> JSONResponse:
         if not self._owner(request):
