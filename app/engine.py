@@ -35,6 +35,7 @@ from . import home as homes
 from .clock import Clock, SystemClock
 from .db.store import Store
 from .events import EventBus
+from .lanes import Lanes
 from .models import (
     Agent,
     AgentSettings,
@@ -79,6 +80,7 @@ class Engine:
     def __init__(self, rt: Runtime, home_id: str) -> None:
         self._rt = rt
         self.home_id = home_id
+        self._lanes = Lanes()  # recalls at once (app/lanes.py)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -355,7 +357,10 @@ class Engine:
         """Recall mode 1: the memory block to inject at the start of a turn, under a
         hard token budget, with its manifest (included, dropped and why). Stored
         as a recall record; counts as a recall for what it injected."""
-        return recall.context(self._rt, agent, thread=thread, user=user, query=query, budget=budget)
+        with self._lanes():
+            return recall.context(
+                self._rt, agent, thread=thread, user=user, query=query, budget=budget
+            )
 
     def search(
         self,
@@ -374,20 +379,21 @@ class Engine:
     ) -> SearchResult:
         """Recall mode 2: search memories and/or tape (hybrid, fulltext, semantic or
         regex) with filters and paging; each hit carries its score parts."""
-        return search.search(
-            self._rt,
-            agent,
-            query,
-            scope=scope,
-            mode=mode,
-            category=category,
-            status=status,
-            thread=thread,
-            since=since,
-            until=until,
-            limit=limit,
-            offset=offset,
-        )
+        with self._lanes():
+            return search.search(
+                self._rt,
+                agent,
+                query,
+                scope=scope,
+                mode=mode,
+                category=category,
+                status=status,
+                thread=thread,
+                since=since,
+                until=until,
+                limit=limit,
+                offset=offset,
+            )
 
     def recalls(self, agent: str, *, limit: int = 50) -> list[dict[str, Any]]:
         """Recent recall records of an agent: budget, tokens, counts, latency."""

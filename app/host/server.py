@@ -31,7 +31,6 @@ import uvicorn
 from mcp.server import ServerRequestContext
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.streamable_http_manager import (
-    StreamableHTTPASGIApp,
     StreamableHTTPSessionManager,
 )
 from mcp.server.transport_security import TransportSecuritySettings
@@ -50,6 +49,7 @@ from .codec import decode_arguments, to_json
 from .jobs import Jobs
 from .lock import HomeLock
 from .remote import engine_methods, export_text
+from .tool_calls import ToolCalls
 
 log = logging.getLogger(__name__)
 
@@ -182,17 +182,19 @@ class Host:
 
     def _app(self) -> ASGIApp:
         mcp_server = build_server(lambda: self.engine, agent_of_request, version=__version__)
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
+        )
         manager = StreamableHTTPSessionManager(
             app=mcp_server,
             # Plain JSON answers: tools never stream, and SSE framing costs time per call.
             json_response=self.json_response,
-            security_settings=TransportSecuritySettings(
-                enable_dns_rebinding_protection=True,
-                allowed_hosts=["127.0.0.1:*", "localhost:*"],
-                allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
-            ),
+            security_settings=security,
         )
-        mcp_endpoint = AgentAuth(StreamableHTTPASGIApp(manager), AgentTokens(self.engine))
+        self.tool_calls = tool_calls = ToolCalls(manager, mcp_server, lambda: self.engine, security)
+        mcp_endpoint = AgentAuth(tool_calls, AgentTokens(self.engine))
         routes = [
             # Reached only by paths the fast route below does not take (e.g. "/mcp/").
             Route("/mcp", endpoint=mcp_endpoint),
@@ -244,8 +246,10 @@ class Host:
         return await self._run(call)
 
     async def _run(self, call: Callable[[], Any]) -> JSONResponse:
+        # The answer is rendered to JSON on the worker thread too, not on the event loop
+        # that every agent's request waits for.
         try:
-            result = await anyio.to_thread.run_sync(call)
+            return await anyio.to_thread.run_sync(lambda: JSONResponse({"result": call()}))
         except TapemindError as exc:
             error = {"type": type(exc).__name__, "code": exc.code, "message": exc.message}
             return JSONResponse({"error": error})
@@ -256,7 +260,6 @@ class Host:
             log.exception("host RPC failed")
             message = "The host failed to run the call (a bug); see its log."
             return JSONResponse({"error": {"type": "TapemindError", "message": message}})
-        return JSONResponse({"result": result})
 
     async def _rpc_info(self, request: Request) -> JSONResponse:
         if not self._owner(request):

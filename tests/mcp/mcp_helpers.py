@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx2
 from mcp import Client, StdioServerParameters
@@ -124,12 +124,15 @@ def integrity(home: Path) -> str:
 
 
 @asynccontextmanager
-async def http_client(url: str, token: str | None) -> AsyncIterator[Client]:
-    """The SDK's MCP client over streamable HTTP with a bearer token."""
+async def http_client(
+    url: str, token: str | None, mode: Literal["auto", "legacy", "2026-07-28"] = "auto"
+) -> AsyncIterator[Client]:
+    """The SDK's MCP client over streamable HTTP with a bearer token ("legacy": the
+    handshake era, an `initialize`d session, as most agents speak today)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as hc,
-        Client(streamable_http_client(f"{url}/mcp", http_client=hc)) as client,
+        Client(streamable_http_client(f"{url}/mcp", http_client=hc), mode=mode) as client,
     ):
         yield client
 

@@ -1,0 +1,305 @@
+"""Agents' `tools/call` POSTs answered with the SDK's own bytes, but with the work done
+on the engine's worker thread instead of the event loop.
+
+Why: the host's event loop is one thread, and everything it does for a request waits
+behind the engine's threads for the GIL. With the SDK's transport, a `context` call
+cost the loop ~1.7 ms of CPU (the SDK's envelope checks, its middleware chain, and
+serialising the result twice: `CallToolResult` to a dict, then the JSON-RPC reply to
+JSON). When eight agents call at once, the eighth waits for the loop to finish the
+other seven, and that wait is protocol overhead. Here the loop only checks headers and
+parses the small request body; the SDK's validation of the envelope and the parameters,
+the tool call and the SDK's serialisation of the reply all run on the worker thread,
+with the SDK's own functions, so the answer is the one the SDK would give (a test holds
+the two equal).
+
+Only the plain case comes this way: a POST with JSON in and JSON out, one `tools/call`
+request, the security checks passed, in the 2026-07-28 era or in a handshake-era session
+whose `initialize` the SDK answered (and which it still holds). Anything else
+(initialize, tools/list, notifications, GET and DELETE, SSE, `Mcp-Param-*` headers, an
+unknown session, a malformed envelope or parameters) goes to the SDK's transport
+untouched, with the body replayed, and the SDK answers it, errors included.
+
+What this path leaves out of the SDK's: its OpenTelemetry span (no tracer is set up in
+Tapemind), and, in a handshake session, the session's message loop: a tool call there
+has no progress or cancellation to carry (our tools send neither).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.streamable_http_manager import (
+    StreamableHTTPASGIApp,
+    StreamableHTTPSessionManager,
+)
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecurityMiddleware,
+    TransportSecuritySettings,
+)
+from mcp.shared.inbound import (
+    ERROR_CODE_HTTP_STATUS,
+    InboundModernRoute,
+    classify_inbound_request,
+)
+from mcp.shared.inbound import find_duplicated_routing_header as duplicated_routing_header
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.types import Message, Receive, Scope, Send
+
+from ..errors import TapemindError
+from ..mcp.server import error_result, run_tool
+
+log = logging.getLogger(__name__)
+
+EngineSource = Callable[[], Any]
+
+_METHOD = "tools/call"
+_JSON = [(b"content-type", b"application/json")]
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _accepts_json(accept: str) -> bool:
+    """The SDK's rule (`check_accept_headers`): JSON, application/* or */* accepted."""
+    kinds = {part.split(";")[0].strip().lower() for part in accept.split(",")}
+    return bool(kinds & {"application/json", "application/*", "*/*"})
+
+
+def replay(body: bytes, receive: Receive, *, complete: bool = True) -> Receive:
+    """`receive` that hands the body read so far back once, then defers to the client
+    (for the rest of an incomplete body, or its disconnect)."""
+    delivered = False
+
+    async def again() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": not complete}
+        return await receive()
+
+    return again
+
+
+async def read_body(receive: Receive) -> tuple[bytes, bool] | None:
+    """The request's body and whether it is complete (False: it outgrew the SDK's
+    limit, and reading stopped); None when the client went away first."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        parts.append(message.get("body", b""))
+        size += len(parts[-1])
+        more = bool(message.get("more_body", False))
+        if not more or size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            return b"".join(parts), not more
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Who answers a request this path takes: its protocol version, and the handshake
+    session it belongs to (None in the 2026-07-28 era, which has none)."""
+
+    version: str
+    session: str | None = None
+
+
+class ToolCalls:
+    """ASGI app for `/mcp` after the token check: answers plain `tools/call` POSTs itself
+    and hands everything else to `sdk` (the SDK's transport, run by `manager`)."""
+
+    def __init__(
+        self,
+        manager: StreamableHTTPSessionManager,
+        server: Server[Any],
+        engine: EngineSource,
+        security: TransportSecuritySettings,
+    ) -> None:
+        self.manager = manager
+        self.sdk = StreamableHTTPASGIApp(manager)
+        self.server = server
+        self.engine = engine
+        self.security = TransportSecurityMiddleware(security)
+        # Handshake sessions whose `initialize` the SDK answered: id -> negotiated version.
+        self.sessions: dict[str, str] = {}
+        # False: every request goes to the SDK (the test that holds the answers equal).
+        self.direct = True
+        self.answered = 0  # tool calls this path answered, a count only
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        exchange = await self._plain(scope) if self.direct else None
+        if exchange is None:
+            await self.sdk(scope, receive, self._watch_handshake(scope, send))
+            return
+        read = await read_body(receive)
+        if read is None:
+            return
+        body, complete = read
+        try:
+            decoded = json.loads(body) if complete else None
+        except (ValueError, RecursionError):
+            decoded = None
+        if not (isinstance(decoded, dict) and decoded.get("method") == _METHOD):
+            await self.sdk(scope, replay(body, receive, complete=complete), send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        agent = scope["user"].access_token.client_id
+        answer = await anyio.to_thread.run_sync(self.answer, decoded, headers, agent, exchange)
+        if answer is None:
+            await self.sdk(scope, replay(body, receive), send)
+            return
+        status, reply = answer
+        self.answered += 1
+        response = [(b"content-length", str(len(reply)).encode()), *_JSON]
+        if exchange.session is not None:
+            response.append((b"mcp-session-id", exchange.session.encode()))
+        await send({"type": "http.response.start", "status": status, "headers": response})
+        await send({"type": "http.response.body", "body": reply})
+
+    async def _plain(self, scope: Scope) -> Exchange | None:
+        """The exchange, when the request's headers are the plain case this path
+        answers (the body is checked after); None: the SDK answers it."""
+        if scope["method"] != "POST" or not self.manager.json_response:
+            return None
+        version = _header(scope, b"mcp-protocol-version")
+        session = _header(scope, b"mcp-session-id")
+        if session is None and version in MODERN_PROTOCOL_VERSIONS:
+            exchange = Exchange(version)
+        elif session is not None and version is not None and self._live(session) == version:
+            exchange = Exchange(version, session)
+        else:
+            return None
+        length = _header(scope, b"content-length") or "0"
+        if not length.isdigit() or int(length) > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            return None
+        if not _accepts_json(_header(scope, b"accept") or ""):
+            return None
+        if any(k.startswith(b"mcp-param-") for k, _ in scope["headers"]):
+            return None  # header validation against a schema: the SDK's job
+        raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        if duplicated_routing_header(raw) is not None:
+            return None
+        # Content-Type, Host and Origin (DNS rebinding): the SDK's own check.
+        if await self.security.validate_request(Request(scope), is_post=True) is not None:
+            return None
+        return exchange
+
+    def _live(self, session: str) -> str | None:
+        """The negotiated version of a handshake session the SDK still holds."""
+        # The SDK's table of open sessions (mcp 2.3.0, pinned): a session it ended or
+        # forgot (DELETE, idle timeout, shutdown) goes back to the SDK, which says so.
+        if session not in self.manager._server_instances:
+            self.sessions.pop(session, None)
+            return None
+        return self.sessions.get(session)
+
+    def _watch_handshake(self, scope: Scope, send: Send) -> Send:
+        """`send`, noting the session and negotiated version of a successful `initialize`
+        (the only POST without a session id that the SDK answers with one)."""
+        if scope["method"] != "POST" or _header(scope, b"mcp-session-id") is not None:
+            return send
+        session: str | None = None
+        parts: list[bytes] = []
+
+        async def watching(message: Message) -> None:
+            nonlocal session
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                for key, value in message.get("headers", []):
+                    if key.lower() == b"mcp-session-id":
+                        session = value.decode("latin-1")
+            elif message["type"] == "http.response.body" and session is not None:
+                parts.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    self._note_handshake(session, b"".join(parts))
+            await send(message)
+
+        return watching
+
+    def _note_handshake(self, session: str, answer: bytes) -> None:
+        try:
+            version = json.loads(answer)["result"]["protocolVersion"]
+        except (ValueError, KeyError, TypeError):
+            return  # not an initialize answered in JSON: the SDK keeps the session
+        if version in HANDSHAKE_PROTOCOL_VERSIONS:
+            self.sessions[session] = version
+
+    def answer(
+        self, decoded: dict[str, Any], headers: dict[str, str], agent: str, exchange: Exchange
+    ) -> tuple[int, bytes] | None:
+        """The HTTP status and JSON-RPC reply to one `tools/call`, as the SDK would write
+        them; None when the SDK should answer the request (it is not well formed)."""
+        version = exchange.version
+        try:
+            request = types.JSONRPCRequest.model_validate(decoded, by_name=False)
+        except ValidationError:
+            return None
+        if exchange.session is None:
+            route = classify_inbound_request(decoded, headers=headers)
+            if not isinstance(route, InboundModernRoute):
+                return None
+            version = route.protocol_version
+        try:
+            methods.validate_client_request(_METHOD, version, request.params)
+            params = types.CallToolRequestParams.model_validate(request.params or {}, by_name=False)
+        except (ValidationError, KeyError):
+            return None
+        # The tool runs now: from here on there is an answer, never a second run.
+        try:
+            engine = self.engine()
+        except TapemindError as exc:
+            result = error_result(exc.message)
+        else:
+            session = f"mcp:{exchange.session}" if exchange.session else None
+            result = run_tool(engine, agent, params.name, params.arguments, session)
+        # The SDK's serialisation of a handler's result (ServerRunner._serialize), then
+        # of the reply: the modern transport's (`_write`) or the handshake one's.
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        try:
+            dumped = methods.serialize_server_result(_METHOD, version, dumped)
+        except ValidationError:
+            # A bug of ours, as the SDK reports it; pydantic's text would echo the result.
+            log.exception("tool %s returned an invalid result", params.name)
+            error = types.ErrorData(
+                code=types.INTERNAL_ERROR, message="Handler returned an invalid result"
+            )
+            failed = types.JSONRPCError(jsonrpc="2.0", id=request.id, error=error)
+            if exchange.session is not None:
+                return 200, _handshake_dumps(failed)
+            return ERROR_CODE_HTTP_STATUS.get(error.code, 200), _dumps(failed)
+        if exchange.session is not None:
+            reply = types.JSONRPCResponse(jsonrpc="2.0", id=request.id, result=dumped)
+            return 200, _handshake_dumps(reply)
+        if dumped.get("resultType") is None:
+            dumped["resultType"] = "complete"
+        meta = dumped.get("_meta")
+        stamp = types.SERVER_INFO_META_KEY
+        if meta is None or (isinstance(meta, dict) and meta.get(stamp) is None):
+            dumped["_meta"] = {**(meta or {}), stamp: self.server.server_info_stamp}
+        return 200, _dumps(types.JSONRPCResponse(jsonrpc="2.0", id=request.id, result=dumped))
+
+
+def _handshake_dumps(message: types.JSONRPCResponse | types.JSONRPCError) -> bytes:
+    """A reply's bytes, as the SDK's handshake-era transport writes them."""
+    return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+
+
+def _dumps(message: types.JSONRPCResponse | types.JSONRPCError) -> bytes:
+    """A reply's bytes, as the SDK's transport writes them."""
+    body = message.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps(body, separators=(",", ":")).encode()
