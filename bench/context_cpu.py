@@ -10,8 +10,10 @@ fresh copy, so runs (and branches) start from the same state.
         (time.thread_time), and wall p50 / p95.
     python bench/context_cpu.py HOME --answers FILE
         Run 60 fixed (agent, thread, query) calls on a manual clock and write what each
-        returned (included ids in order, the text, dropped ids and reasons, tokens used):
-        run it on two branches and diff the files; they must be identical.
+        returned (included ids in order, scores, routes, the text, dropped ids and
+        reasons, tokens used), the recall records they left, and 18 searches per agent
+        (first three agents): run it on
+        two branches and diff the files (cmp); they must be identical.
 
 Queries cycle through six (en + zh), so the query-vector cache (64 entries, in
 app/index/service.py) always hits after the warm-up: the figure leaves out the query's
@@ -41,6 +43,7 @@ from app.engine import Engine
 
 THREADS = [f"t{i}" for i in range(5)]
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
+SEARCHES = [("hybrid", "memories"), ("fulltext", "all"), ("semantic", "memories")]
 WARM_UP = 30
 BATCH = 50  # calls per CPU sample: the least loaded sample is the steadiest figure
 
@@ -114,6 +117,14 @@ def answers(home: Path, out: Path) -> None:
                     "budget": block.budget,
                 }
             )
+        # Search shares the full-text and semantic helpers: its answers must hold too.
+        searched = []
+        for agent in sorted(a.name for a in engine.agents())[:3]:
+            for query in QUERIES:
+                for mode, scope in SEARCHES:
+                    result = engine.search(agent, query, mode=mode, scope=scope, limit=10)
+                    hits = [[h.kind, h.id, h.score, sorted(h.why.items())] for h in result.hits]
+                    searched.append([agent, query, mode, scope, hits])
         # What the recall records left behind, as `used` and the dashboard read them.
         with engine._rt.read() as s:
             from app.db.store import dbapi
@@ -140,8 +151,9 @@ def answers(home: Path, out: Path) -> None:
         "memories": [list(r) for r in memories],
         "audit": [list(r)[1:] for r in audit],
     }
-    out.write_text(json.dumps({"calls": found, "state": state}, ensure_ascii=False, indent=1))
-    print(f"wrote {len(found)} answers to {out}")
+    answers = {"calls": found, "state": state, "searches": searched}
+    out.write_text(json.dumps(answers, ensure_ascii=False, indent=1))
+    print(f"wrote {len(found)} context answers and {len(searched)} searches to {out}")
 
 
 def main() -> None:
