@@ -11,9 +11,9 @@ fresh copy, so runs (and branches) start from the same state.
     python bench/context_cpu.py HOME --answers FILE
         Run 60 fixed (agent, thread, query) calls on a manual clock and write what each
         returned (included ids in order, scores, routes, the text, dropped ids and
-        reasons, tokens used), the recall records they left, and 18 searches per agent
-        (first three agents): run it on
-        two branches and diff the files (cmp); they must be identical.
+        reasons, tokens used), the recall records they left, and 18 searches for each
+        of the first three agents: run it on two branches and compare the files (cmp);
+        they must be identical.
 
 Queries cycle through six (en + zh), so the query-vector cache (64 entries, in
 app/index/service.py) always hits after the warm-up: the figure leaves out the query's
