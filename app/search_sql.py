@@ -134,7 +134,7 @@ def fulltext_ids(
     # No term is in more rows than the table holds (`total` counts every row of the
     # kind, the full-text table fewer or as many): when even that many postings fit
     # the budget the query cannot split, and counting its terms (a doclist read
-    # each) is skipped. Always the case in a small home; never at 100k rows.
+    # each) is skipped. A short query in a home of hundreds of rows; never at 100k.
     if len(terms) * total > budget:
         df = rare_terms.group_counts(groups, rare_terms.document_counts(db, table, terms, counts))
         split = sum(df.values()) > budget
