@@ -11,7 +11,7 @@ gets the driver's ordinary transactions.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,18 @@ class DriverTx:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.info: dict[str, Any] = {"_dbapi": conn}
+
+
+BIND_MAX = 900  # ids bound as parameters in one statement (SQLite < 3.32 allows 999)
+
+
+def id_list(ids: Sequence[int]) -> tuple[str, list[int]]:
+    """The inside of `IN (...)` for integer `ids`, and the parameters it binds: bound
+    while few, so a hot query with varying ids is one cached statement (a new list of
+    literals is a new statement to compile, ~50 µs for 90 ids); literals past BIND_MAX."""
+    if len(ids) <= BIND_MAX:
+        return ", ".join("?" * len(ids)), [int(i) for i in ids]
+    return ", ".join(str(int(i)) for i in ids), []
 
 
 def dbapi(session: Session) -> Any:

