@@ -97,10 +97,12 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of process `pid` (Linux /proc; 0 elsewhere)."""
+def cpu_s(pid: int, thread: int | None = None) -> float:
+    """User + system CPU seconds of process `pid`, or of its thread `thread` (Linux /proc;
+    0 elsewhere)."""
+    where = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(where).read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -226,6 +228,7 @@ class Round:
     host_part: list[float]
     client_cpu_ms: float
     host_cpu_ms: float
+    loop_cpu_ms: float
     load_before: str
     load_after: str
 
@@ -256,7 +259,9 @@ def run_round(
         assert c.stdout is not None
         if c.stdout.readline().strip() != "ready":
             raise RuntimeError("a benchmark client failed to connect")
-    load_before, host_started = load(), cpu_s(host_pid)
+    # The host's main thread is its event loop (uvicorn): every request's parsing and
+    # answer pass through it, so its CPU per call is what each request queues behind.
+    load_before, host_started, loop_started = load(), cpu_s(host_pid), cpu_s(host_pid, host_pid)
     # One "go" starts them all; "together", each call then waits for a "go" of its own.
     for step in range(1 + (calls if together else 0)):
         for c in clients:
@@ -272,6 +277,7 @@ def run_round(
     for c in clients:
         c.wait(timeout=60)
     host_cpu = cpu_s(host_pid) - host_started
+    loop_cpu = cpu_s(host_pid, host_pid) - loop_started
     rtt = [t for r in reports for t in r["rtt"]]
     engine = [t for r in reports for t in r["engine"]]
     host = [t for r in reports for t in r["host"]]
@@ -286,6 +292,7 @@ def run_round(
         host_part=[a - b for a, b in zip(host, engine, strict=True)],
         client_cpu_ms=sum(r["cpu_s"] for r in reports) / total * 1000,
         host_cpu_ms=host_cpu / total * 1000,
+        loop_cpu_ms=loop_cpu / total * 1000,
         load_before=load_before,
         load_after=load(),
     )
@@ -303,10 +310,11 @@ def print_report(
     )
     print("overhead = client round trip - engine time of the same call (sent back in _meta)")
     print("host part = the host's time for the request (Server-Timing) - engine time")
+    print("loop = CPU of the host's event-loop thread, which every request passes through")
     print(
         f"{'protocol':<11} {'agents':>6} {'pace':<12}  {'overhead p50/p95':>17}"
         f"  {'host part p50/p95':>17}  {'round trip p50/p95':>19}"
-        f"  {'engine p50/p95':>17}  {'CPU/call host, client':>21}  load"
+        f"  {'engine p50/p95':>17}  {'CPU/call host (loop), client':>28}  load"
     )
     for r in rounds:
         print(
@@ -315,7 +323,7 @@ def print_report(
             f"{pct(r.host_part, 0.5):6.1f}/{pct(r.host_part, 0.95):6.1f} ms  "
             f"{pct(r.rtt, 0.5):7.1f}/{pct(r.rtt, 0.95):7.1f} ms  "
             f"{pct(r.engine, 0.5):6.1f}/{pct(r.engine, 0.95):6.1f} ms  "
-            f"{r.host_cpu_ms:11.1f}, {r.client_cpu_ms:4.1f} ms"
+            f"{r.host_cpu_ms:11.1f} ({r.loop_cpu_ms:4.2f}), {r.client_cpu_ms:4.1f} ms"
             f"  {r.load_before}->{r.load_after}"
         )
     if server_cpu:

@@ -323,6 +323,7 @@ class Host:
 
     def _shutdown(self) -> None:
         self.jobs.stop()
+        self.tool_calls.close()
         with contextlib.suppress(OSError):
             (self.engine.home / OWNER_TOKEN_FILE).unlink()
         with contextlib.suppress(OSError):

@@ -26,13 +26,14 @@ has no progress or cancellation to carry (our tools send neither).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.streamable_http_manager import (
@@ -64,6 +65,7 @@ log = logging.getLogger(__name__)
 EngineSource = Callable[[], Any]
 
 _METHOD = "tools/call"
+WORKERS = 40
 _JSON = [(b"content-type", b"application/json")]
 
 
@@ -138,6 +140,11 @@ class ToolCalls:
         self.security = TransportSecurityMiddleware(security)
         # Handshake sessions whose `initialize` the SDK answered: id -> negotiated version.
         self.sessions: dict[str, str] = {}
+        # The calls' own threads, handed work by the event loop directly: a hand-off
+        # costs the loop ~20 µs of CPU this way and ~40 µs through anyio's `to_thread`
+        # (its run-variable and limiter look-ups; uvloop, 3,000 hand-offs). As many
+        # threads as anyio allows: a `request_secret` holds one while the owner decides.
+        self.workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="tapemind-tool")
         # False: every request goes to the SDK (the test that holds the answers equal).
         self.direct = True
         self.answered = 0  # tool calls this path answered, a count only
@@ -160,7 +167,10 @@ class ToolCalls:
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         agent = scope["user"].access_token.client_id
-        answer = await anyio.to_thread.run_sync(self.answer, decoded, headers, agent, exchange)
+        loop = asyncio.get_running_loop()
+        answer = await loop.run_in_executor(
+            self.workers, self.answer, decoded, headers, agent, exchange
+        )
         if answer is None:
             await self.sdk(scope, replay(body, receive), send)
             return
@@ -199,6 +209,10 @@ class ToolCalls:
         if await self.security.validate_request(Request(scope), is_post=True) is not None:
             return None
         return exchange
+
+    def close(self) -> None:
+        """Let the calls' threads go once their calls are done."""
+        self.workers.shutdown(wait=False)
 
     def _live(self, session: str) -> str | None:
         """The negotiated version of a handshake session the SDK still holds."""

@@ -1,6 +1,7 @@
 """One agent process for the concurrency test: TURNS turns over MCP HTTP, then a JSON report.
 
-Run as `python -m tests.mcp.agent_worker URL TOKEN NAME TURNS`.
+Run as `python -m tests.mcp.agent_worker URL TOKEN NAME TURNS [MODE]` (MODE: the SDK
+client's protocol era, "auto" or "legacy" for an `initialize`d session).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import anyio
 from .mcp_helpers import data, http_client
 
 
-async def main(url: str, token: str, name: str, turns: int) -> None:
+async def main(url: str, token: str, name: str, turns: int, mode: str = "auto") -> None:
     entry_ids: list[int] = []
     memory_ids: list[int] = []
-    async with http_client(url, token) as client:
+    async with http_client(url, token, mode) as client:  # type: ignore[arg-type]
         for n in range(turns):
             turn = f"{name}-{n}"
             data(await client.call_tool("context", {"thread": name, "query": f"turn {n}"}))
@@ -64,4 +65,4 @@ async def main(url: str, token: str, name: str, turns: int) -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main, sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    anyio.run(main, sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:])

@@ -28,17 +28,19 @@ def test_eight_agents_and_the_cli_at_once_lose_nothing(home: Path) -> None:
         tokens = {name: engine.agent_token(name).token for name in AGENTS}
     proc, url = start_serve(home)
     cli_ids: list[int] = []
+    # Half the agents in each protocol era: stateless POSTs, and `initialize`d sessions.
+    worker = [sys.executable, "-m", "tests.mcp.agent_worker"]
     try:
         workers = [
             subprocess.Popen(
-                [sys.executable, "-m", "tests.mcp.agent_worker", url, tokens[n], n, str(TURNS)],
+                [*worker, url, tokens[n], n, str(TURNS), "legacy" if i % 2 else "auto"],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
                 env=env(),
                 cwd=ROOT,
             )
-            for n in AGENTS
+            for i, n in enumerate(AGENTS)
         ]
 
         def cli_writer() -> None:
