@@ -3,7 +3,8 @@
 It holds the home lock, keeps the Engine open, runs background jobs, and
 serves on 127.0.0.1 (uvicorn):
 - `/mcp`: MCP over streamable HTTP for agents, each with its own bearer token
-  (a wrong or missing token gets 401 and nothing else);
+  (a wrong or missing token gets 401 and nothing else); plain tool calls are
+  answered off the event loop (`tool_calls.py`), the rest by the SDK's transport;
 - `/rpc`: Engine calls for the owner's other processes (the CLI, `tapemind mcp`
   over stdio), authenticated by an owner token kept in a 0600 file in the home.
 """
@@ -206,8 +207,8 @@ class Host:
         app = Starlette(routes=routes, lifespan=lambda app: manager.run())
 
         async def host_app(scope: Scope, receive: Receive, send: Send) -> None:
-            # Agents' calls skip Starlette's router and middleware: the token check and
-            # the SDK's transport are all an MCP request needs.
+            # Agents' calls skip Starlette's router and middleware: the token check, then
+            # the tool calls' path or the SDK's transport, are all an MCP request needs.
             if scope["type"] == "http" and scope["path"] == "/mcp":
                 await mcp_endpoint(scope, receive, with_server_timing(send))
             else:

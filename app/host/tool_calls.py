@@ -251,6 +251,10 @@ class ToolCalls:
         except (ValueError, KeyError, TypeError):
             return  # not an initialize answered in JSON: the SDK keeps the session
         if version in HANDSHAKE_PROTOCOL_VERSIONS:
+            # Forget the sessions the SDK has ended since (a client that never called
+            # again after its session closed would otherwise stay listed).
+            alive = self.manager._server_instances
+            self.sessions = {k: v for k, v in self.sessions.items() if k in alive}
             self.sessions[session] = version
 
     def answer(
