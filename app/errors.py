@@ -57,6 +57,14 @@ class HomeBusy(HomeError):
     code = "home_busy"
 
 
+class WriteBusy(TapemindError):
+    """Another writer held the home's database past the busy timeout: the change was
+    not written (nothing half-written either)."""
+
+    code = "write_busy"
+    exit_code = 8
+
+
 class DiskFull(TapemindError):
     """The disk holding the home is full: the change was rolled back, nothing was lost."""
 

@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
-from ..errors import DiskFull, HomeError
+from ..errors import DiskFull, HomeError, WriteBusy
 from .migrations import MIGRATIONS, latest
 
 _WRITE = "tapemind_write"
@@ -66,6 +66,13 @@ def _sqlite_engine(path: Path) -> SAEngine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
+
+
+def _busy(exc: BaseException) -> bool:
+    """SQLite waited the whole busy timeout for another writer (SQLITE_BUSY), under the
+    driver's error or SQLAlchemy's wrapper of it."""
+    cause = getattr(exc, "orig", exc)
+    return getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY
 
 
 def _disk_full(exc: BaseException) -> bool:
@@ -133,15 +140,26 @@ class Store:
     def write(self) -> Iterator[Session]:
         """A write transaction: committed on success, rolled back on any error."""
         with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
-            session.connection(execution_options={_WRITE: True})
             try:
+                # BEGIN IMMEDIATE: the write lock, waited for up to the busy timeout.
+                session.connection(execution_options={_WRITE: True})
                 yield session
                 session.commit()
             except BaseException as exc:
                 session.rollback()
                 if _disk_full(exc):
                     raise self._disk_full_error() from None
+                if _busy(exc):
+                    raise self._busy_error() from None
                 raise
+
+    def _busy_error(self) -> WriteBusy:
+        return WriteBusy(
+            f"The home's database ({self.where}) stayed locked by another writer for "
+            f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything written "
+            "before is intact. Try again; if it keeps happening, look for a Tapemind "
+            "process that is stuck (`tapemind serve`, an import)."
+        )
 
     def _disk_full_error(self) -> DiskFull:
         return DiskFull(
@@ -187,6 +205,8 @@ class Store:
                 conn.rollback()
                 if _disk_full(exc):
                     raise self._disk_full_error() from None
+                if _busy(exc):
+                    raise self._busy_error() from None
                 raise
         finally:
             fairy.close()

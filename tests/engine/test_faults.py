@@ -14,8 +14,10 @@ import pytest
 from sqlalchemy import event
 
 from app import Engine
+from app import home as homes
 from app.clock import ManualClock
-from app.errors import DiskFull
+from app.db import store as store_module
+from app.errors import DiskFull, WriteBusy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,3 +183,28 @@ def test_a_full_disk_refuses_the_write_and_keeps_everything_acknowledged(
     with Engine.open(cc_home, clock=clock) as engine:
         texts = [e.text for e in engine.tape("cc", limit=2000)]
         assert texts == [*acknowledged, "after space was freed"] and len(rows) == len(texts)
+
+
+def test_a_write_that_waits_too_long_for_the_lock_is_refused_and_loses_nothing(
+    home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer holding the database past the busy timeout (a stuck process) gets
+    a clear refusal, not a raw SQLite error that reads as a bug; nothing is half-written."""
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.2)
+    with Engine.open(home, create=True, clock=clock) as engine:
+        engine.add_agent("cc")
+        engine.append("cc", [{"thread": "t", "role": "user", "text": "写在锁之前"}])
+        holder = sqlite3.connect(homes.db_path(home), isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # another writer, stuck mid-transaction
+        try:
+            with pytest.raises(WriteBusy, match="stayed locked by another writer") as refused:
+                engine.append("cc", [{"thread": "t", "role": "user", "text": "lost?"}])
+            assert refused.value.code == "write_busy" and "lost?" not in str(refused.value)
+            with pytest.raises(WriteBusy):  # context stores its recall record: refused too
+                engine.context("cc", query="锁")
+        finally:
+            holder.rollback()
+            holder.close()
+        engine.append("cc", [{"thread": "t", "role": "user", "text": "after the lock"}])
+        assert [e.text for e in engine.tape("cc")] == ["写在锁之前", "after the lock"]
+        assert engine.recalls("cc") == []
