@@ -7,7 +7,7 @@ manual clock or a different store, and nothing happens at import time.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -42,10 +42,17 @@ class Runtime:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction whose recorded events are published after commit."""
-        with self.store.write() as session:
-            session.info["events"] = []
+        with self._published(self.store.write()) as session:
             yield session
-            events: list[Event] = session.info["events"]
+
+    @contextmanager
+    def _published(self, transaction: AbstractContextManager[Any]) -> Iterator[Any]:
+        """`transaction`, collecting the events recorded in it (`app.events.record`)
+        and publishing them once it has committed; none if it fails."""
+        with transaction as tx:
+            tx.info["events"] = []
+            yield tx
+            events: list[Event] = tx.info["events"]
         for event in events:
             self.bus.publish(event)
 
@@ -69,12 +76,8 @@ class Runtime:
     def write_driver(self) -> Iterator[Session]:
         """`write` for hot paths that reach the database through `dbapi` only; its
         recorded events are published after commit, as `write`'s."""
-        with self.store.driver_write() as tx:
-            tx.info["events"] = []
+        with self._published(self.store.driver_write()) as tx:
             yield cast(Session, tx)
-            events: list[Event] = tx.info["events"]
-        for event in events:
-            self.bus.publish(event)
 
 
 def _no_agent(name: str) -> NotFound:

@@ -118,16 +118,16 @@ def fuse(
 ) -> list[tuple[Any, float, dict[str, float]]]:
     """Reciprocal rank fusion of several ranked lists (each optionally weighted);
     keeps each list's raw score. A smaller `k` lets the top ranks weigh more."""
-    scores: dict[Any, float] = {}
+    keys = {name: [key for key, _ in items] for name, items in ranked.items()}
     parts: dict[Any, dict[str, float]] = {}
     for name, items in ranked.items():
-        weight = (weights or {}).get(name, 1.0)
-        for rank, (key, raw) in enumerate(items):
-            scores[key] = scores.get(key, 0.0) + weight / (k + rank + 1)
+        for key, raw in items:
             # Four significant digits: bm25 in a tiny home is ~1e-6, not "0".
             parts.setdefault(key, {})[name] = float(f"{raw:.4g}")
-    ordered = sorted(scores.items(), key=lambda kv: -kv[1])
-    return [(key, score, {**parts[key], "rrf": round(score, 5)}) for key, score in ordered]
+    return [
+        (key, score, {**parts[key], "rrf": round(score, 5)})
+        for key, score in rrf(keys, weights, k=k)
+    ]
 
 
 def rrf(
@@ -136,9 +136,9 @@ def rrf(
     *,
     k: int = RRF_K,
 ) -> list[tuple[Any, float]]:
-    """`fuse` of lists of keys (no raw scores), keys and scores alone: the same sums
-    in the same order and the same stable sort, so the same floats and ties. For
-    callers that need no per-list breakdown (`context` fuses twice a call)."""
+    """Reciprocal rank fusion of lists of keys: (key, score), best first, ties in the
+    order the keys first appear. `fuse` adds each list's raw score to this;
+    `context`, which fuses twice a call, needs none."""
     scores: dict[Any, float] = {}
     get = scores.get
     for name, keys in ranked.items():

@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
-from ..errors import DiskFull, HomeError, WriteBusy
+from ..errors import DiskFull, HomeError, TapemindError, WriteBusy
 from .migrations import MIGRATIONS, latest
 
 _WRITE = "tapemind_write"
@@ -68,18 +68,9 @@ def _sqlite_engine(path: Path) -> SAEngine:
     return engine
 
 
-def _busy(exc: BaseException) -> bool:
-    """SQLite waited the whole busy timeout for another writer (SQLITE_BUSY), under the
-    driver's error or SQLAlchemy's wrapper of it."""
-    cause = getattr(exc, "orig", exc)
-    return getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """SQLite could not grow the database or its WAL (SQLITE_FULL), under the driver's
-    error or SQLAlchemy's wrapper of it."""
-    cause = getattr(exc, "orig", exc)
-    return getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+def _sqlite_code(exc: BaseException) -> int | None:
+    """SQLite's result code behind `exc`: the driver's error, or SQLAlchemy's wrapper of it."""
+    return getattr(getattr(exc, "orig", exc), "sqlite_errorcode", None)
 
 
 class DriverTx:
@@ -147,26 +138,38 @@ class Store:
                 session.commit()
             except BaseException as exc:
                 session.rollback()
-                if _disk_full(exc):
-                    raise self._disk_full_error() from None
-                if _busy(exc):
-                    raise self._busy_error() from None
+                if (refused := self._refusal(exc)) is not None:
+                    raise refused from None
                 raise
 
-    def _busy_error(self) -> WriteBusy:
-        return WriteBusy(
-            f"The home's database ({self.where}) stayed locked by another writer for "
-            f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything written "
-            "before is intact. Try again; if it keeps happening, look for a Tapemind "
-            "process that is stuck (`tapemind serve`, an import)."
-        )
+    def _refusal(self, exc: BaseException) -> TapemindError | None:
+        """What a failed write tells its caller when SQLite refused it for a reason the
+        owner can act on (the disk is full; another writer held the lock too long)."""
+        code = _sqlite_code(exc)
+        if code == sqlite3.SQLITE_FULL:
+            return DiskFull(
+                f"The disk holding the home ({self.where}) is full: this change was "
+                "not written, and everything written before is intact. Free some "
+                "disk space and try again."
+            )
+        if code == sqlite3.SQLITE_BUSY:
+            return WriteBusy(
+                f"The home's database ({self.where}) stayed locked by another writer for "
+                f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything "
+                "written before is intact. Try again; if it keeps happening, look for a "
+                "Tapemind process that is stuck (`tapemind serve`, an import)."
+            )
+        return None
 
-    def _disk_full_error(self) -> DiskFull:
-        return DiskFull(
-            f"The disk holding the home ({self.where}) is full: this change was "
-            "not written, and everything written before is intact. Free some "
-            "disk space and try again."
-        )
+    @contextmanager
+    def _driver(self) -> Iterator[sqlite3.Connection]:
+        """A pooled sqlite3 connection, handed back to the pool (which rolls back
+        whatever is left open) at the end."""
+        fairy = self.engine.raw_connection()
+        try:
+            yield fairy.driver_connection  # type: ignore[misc]
+        finally:
+            fairy.close()
 
     @contextmanager
     def driver_read(self) -> Iterator[DriverTx | Session]:
@@ -177,39 +180,29 @@ class Store:
             with self.read() as session:
                 yield session
             return
-        fairy = self.engine.raw_connection()
-        try:
-            conn: sqlite3.Connection = fairy.driver_connection  # type: ignore[assignment]
+        with self._driver() as conn:
             conn.execute("BEGIN")
             yield DriverTx(conn)
-        finally:
-            fairy.close()
 
     @contextmanager
     def driver_write(self) -> Iterator[DriverTx | Session]:
         """`write` on the sqlite3 connection itself (BEGIN IMMEDIATE ... COMMIT), for
-        hot paths as `driver_read`; rolled back on any error, a full disk reported as
-        `write` does. Not SQLite: a `write` Session."""
+        hot paths as `driver_read`; rolled back on any error, a refusal (full disk, lock
+        held too long) reported as `write` does. Not SQLite: a `write` Session."""
         if not self.is_sqlite:
             with self.write() as session:
                 yield session
             return
-        fairy = self.engine.raw_connection()
-        try:
-            conn: sqlite3.Connection = fairy.driver_connection  # type: ignore[assignment]
+        with self._driver() as conn:
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 yield DriverTx(conn)
                 conn.commit()
             except BaseException as exc:
                 conn.rollback()
-                if _disk_full(exc):
-                    raise self._disk_full_error() from None
-                if _busy(exc):
-                    raise self._busy_error() from None
+                if (refused := self._refusal(exc)) is not None:
+                    raise refused from None
                 raise
-        finally:
-            fairy.close()
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,6 +35,9 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
+from mcp.server.connection import Connection
+from mcp.server.runner import ServerRunner
+from mcp.server.streamable_http import check_accept_headers
 from mcp.server.streamable_http_manager import (
     StreamableHTTPASGIApp,
     StreamableHTTPSessionManager,
@@ -45,6 +47,7 @@ from mcp.server.transport_security import (
     TransportSecurityMiddleware,
     TransportSecuritySettings,
 )
+from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
     InboundModernRoute,
@@ -52,7 +55,11 @@ from mcp.shared.inbound import (
 )
 from mcp.shared.inbound import find_duplicated_routing_header as duplicated_routing_header
 from mcp_types import methods
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_MODERN_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
@@ -60,26 +67,12 @@ from starlette.types import Message, Receive, Scope, Send
 from ..errors import TapemindError
 from ..mcp.server import error_result, run_tool
 
-log = logging.getLogger(__name__)
-
 EngineSource = Callable[[], Any]
+Answer = tuple[int, bytes]  # HTTP status, body
 
 _METHOD = "tools/call"
 WORKERS = 40
 _JSON = [(b"content-type", b"application/json")]
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
-def _accepts_json(accept: str) -> bool:
-    """The SDK's rule (`check_accept_headers`): JSON, application/* or */* accepted."""
-    kinds = {part.split(";")[0].strip().lower() for part in accept.split(",")}
-    return bool(kinds & {"application/json", "application/*", "*/*"})
 
 
 def replay(body: bytes, receive: Receive, *, complete: bool = True) -> Receive:
@@ -115,9 +108,10 @@ async def read_body(receive: Receive) -> tuple[bytes, bool] | None:
 
 @dataclass(frozen=True)
 class Exchange:
-    """Who answers a request this path takes: its protocol version, and the handshake
+    """A request this path takes: its headers, its protocol version, and the handshake
     session it belongs to (None in the 2026-07-28 era, which has none)."""
 
+    headers: dict[str, str]
     version: str
     session: str | None = None
 
@@ -136,6 +130,12 @@ class ToolCalls:
         self.manager = manager
         self.sdk = StreamableHTTPASGIApp(manager)
         self.server = server
+        # The SDK's own shaping of a handler's result for the wire (its cache hints,
+        # the per-version sieve, `resultType`, the `serverInfo` stamp); it reads only
+        # the server, so one runner serves every call.
+        self.runner = ServerRunner(
+            server, Connection.from_envelope(LATEST_MODERN_VERSION, None, None), None
+        )
         self.engine = engine
         self.security = TransportSecurityMiddleware(security)
         # Handshake sessions whose `initialize` the SDK answered: id -> negotiated version.
@@ -165,12 +165,9 @@ class ToolCalls:
         if not (isinstance(decoded, dict) and decoded.get("method") == _METHOD):
             await self.sdk(scope, replay(body, receive, complete=complete), send)
             return
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         agent = scope["user"].access_token.client_id
         loop = asyncio.get_running_loop()
-        answer = await loop.run_in_executor(
-            self.workers, self.answer, decoded, headers, agent, exchange
-        )
+        answer = await loop.run_in_executor(self.workers, self.answer, decoded, agent, exchange)
         if answer is None:
             await self.sdk(scope, replay(body, receive), send)
             return
@@ -187,26 +184,27 @@ class ToolCalls:
         answers (the body is checked after); None: the SDK answers it."""
         if scope["method"] != "POST" or not self.manager.json_response:
             return None
-        version = _header(scope, b"mcp-protocol-version")
-        session = _header(scope, b"mcp-session-id")
+        request = Request(scope)
+        headers = dict(request.headers)  # as the SDK hands them to its classifier
+        version = headers.get("mcp-protocol-version")
+        session = headers.get("mcp-session-id")
         if session is None and version in MODERN_PROTOCOL_VERSIONS:
-            exchange = Exchange(version)
+            exchange = Exchange(headers, version)
         elif session is not None and version is not None and self._live(session) == version:
-            exchange = Exchange(version, session)
+            exchange = Exchange(headers, version, session)
         else:
             return None
-        length = _header(scope, b"content-length") or "0"
+        length = headers.get("content-length", "0")
         if not length.isdigit() or int(length) > DEFAULT_MAX_REQUEST_BODY_SIZE:
             return None
-        if not _accepts_json(_header(scope, b"accept") or ""):
-            return None
-        if any(k.startswith(b"mcp-param-") for k, _ in scope["headers"]):
+        if not check_accept_headers(request)[0]:
+            return None  # no JSON accepted
+        if any(name.startswith("mcp-param-") for name in headers):
             return None  # header validation against a schema: the SDK's job
-        raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        if duplicated_routing_header(raw) is not None:
+        if duplicated_routing_header(request.headers.items()) is not None:
             return None
         # Content-Type, Host and Origin (DNS rebinding): the SDK's own check.
-        if await self.security.validate_request(Request(scope), is_post=True) is not None:
+        if await self.security.validate_request(request, is_post=True) is not None:
             return None
         return exchange
 
@@ -226,7 +224,7 @@ class ToolCalls:
     def _watch_handshake(self, scope: Scope, send: Send) -> Send:
         """`send`, noting the session and negotiated version of a successful `initialize`
         (the only POST without a session id that the SDK answers with one)."""
-        if scope["method"] != "POST" or _header(scope, b"mcp-session-id") is not None:
+        if scope["method"] != "POST" or any(k == b"mcp-session-id" for k, _ in scope["headers"]):
             return send
         session: str | None = None
         parts: list[bytes] = []
@@ -257,9 +255,7 @@ class ToolCalls:
             self.sessions = {k: v for k, v in self.sessions.items() if k in alive}
             self.sessions[session] = version
 
-    def answer(
-        self, decoded: dict[str, Any], headers: dict[str, str], agent: str, exchange: Exchange
-    ) -> tuple[int, bytes] | None:
+    def answer(self, decoded: dict[str, Any], agent: str, exchange: Exchange) -> Answer | None:
         """The HTTP status and JSON-RPC reply to one `tools/call`, as the SDK would write
         them; None when the SDK should answer the request (it is not well formed)."""
         version = exchange.version
@@ -268,7 +264,7 @@ class ToolCalls:
         except ValidationError:
             return None
         if exchange.session is None:
-            route = classify_inbound_request(decoded, headers=headers)
+            route = classify_inbound_request(decoded, headers=exchange.headers)
             if not isinstance(route, InboundModernRoute):
                 return None
             version = route.protocol_version
@@ -285,31 +281,16 @@ class ToolCalls:
         else:
             session = f"mcp:{exchange.session}" if exchange.session else None
             result = run_tool(engine, agent, params.name, params.arguments, session)
-        # The SDK's serialisation of a handler's result (ServerRunner._serialize), then
-        # of the reply: the modern transport's (`_write`) or the handshake one's.
-        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         try:
-            dumped = methods.serialize_server_result(_METHOD, version, dumped)
-        except ValidationError:
-            # A bug of ours, as the SDK reports it; pydantic's text would echo the result.
-            log.exception("tool %s returned an invalid result", params.name)
-            error = types.ErrorData(
-                code=types.INTERNAL_ERROR, message="Handler returned an invalid result"
-            )
-            failed = types.JSONRPCError(jsonrpc="2.0", id=request.id, error=error)
+            dumped = self.runner._serialize(_METHOD, version, result)
+        except MCPError as exc:  # the result failed the SDK's checks: a bug of ours
+            failed = types.JSONRPCError(jsonrpc="2.0", id=request.id, error=exc.error)
             if exchange.session is not None:
                 return 200, _handshake_dumps(failed)
-            return ERROR_CODE_HTTP_STATUS.get(error.code, 200), _dumps(failed)
-        if exchange.session is not None:
-            reply = types.JSONRPCResponse(jsonrpc="2.0", id=request.id, result=dumped)
-            return 200, _handshake_dumps(reply)
-        if dumped.get("resultType") is None:
-            dumped["resultType"] = "complete"
-        meta = dumped.get("_meta")
-        stamp = types.SERVER_INFO_META_KEY
-        if meta is None or (isinstance(meta, dict) and meta.get(stamp) is None):
-            dumped["_meta"] = {**(meta or {}), stamp: self.server.server_info_stamp}
-        return 200, _dumps(types.JSONRPCResponse(jsonrpc="2.0", id=request.id, result=dumped))
+            return ERROR_CODE_HTTP_STATUS.get(exc.error.code, 200), _dumps(failed)
+        reply = types.JSONRPCResponse(jsonrpc="2.0", id=request.id, result=dumped)
+        # Each era's transport writes its reply in its own way.
+        return 200, _handshake_dumps(reply) if exchange.session is not None else _dumps(reply)
 
 
 def _handshake_dumps(message: types.JSONRPCResponse | types.JSONRPCError) -> bytes:

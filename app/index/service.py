@@ -164,14 +164,10 @@ class RetrievalService:
             self._override = embedder
             self._queries.clear()
 
-    @property
-    def min_similarity(self) -> float:
-        """The cosine below which `context` treats a semantic neighbour as irrelevant."""
-        return self.similarity_floor(None)
-
     def similarity_floor(self, s: Session | None) -> float:
-        """`min_similarity`, the home's model read in the caller's transaction `s`
-        (`context` asks on every call; a transaction of its own cost ~70 µs)."""
+        """The cosine below which `context` treats a semantic neighbour as irrelevant,
+        for the home's model, read in the caller's transaction `s` (`context` asks on
+        every call; a transaction of its own cost ~70 µs)."""
         name = self.active(s).name
         if name.startswith("hashing-"):
             return 0.1

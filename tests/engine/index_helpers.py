@@ -42,10 +42,8 @@ class VectorStandIn:
     only `semantic_ids` (what is 'near'): nothing is started ahead, `semantic_search`
     answers like `semantic_ids`, and every neighbour counts as relevant."""
 
-    min_similarity = 0.0
-
     def similarity_floor(self, s):  # type: ignore[no-untyped-def]
-        return self.min_similarity
+        return 0.0
 
     def begin(self, s, arow, kind, query, n):  # type: ignore[no-untyped-def]
         return None

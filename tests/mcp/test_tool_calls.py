@@ -69,6 +69,20 @@ def call(request_id: Any, name: str, arguments: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
+def masked(answer: httpx.Response) -> str:
+    return TIMINGS.sub(r"\1\2:0", answer.text)
+
+
+def same_both_ways(served: Host, token: str, body: Any, status: int, **kw: Any) -> httpx.Response:
+    """The host's own answer to `body`, after checking it is the SDK's, byte for byte
+    (timings masked), with the expected status."""
+    direct, sdk = both_ways(served, token, body, **kw)
+    assert direct.status_code == sdk.status_code == status, (body, direct.text)
+    assert direct.headers.get("content-type") == sdk.headers.get("content-type"), body
+    assert masked(direct) == masked(sdk), body
+    return direct
+
+
 def both_ways(served: Host, token: str, body: Any, **kw: Any) -> tuple[httpx.Response, ...]:
     """The same request answered by the host's own path, then by the SDK's transport."""
     served.tool_calls.direct = True
@@ -94,15 +108,12 @@ def test_the_hosts_answers_are_the_sdks_byte_for_byte(host: tuple[Host, str, int
         call(8, "memory", {"id": 999_999}),  # unknown id: a tool error
     ]
     before = served.tool_calls.answered
-    for body in cases:
-        direct, sdk = both_ways(served, token, body, name=body["params"]["name"])
-        assert direct.status_code == sdk.status_code == 200, body
-        assert direct.headers["content-type"] == sdk.headers["content-type"]
-        assert TIMINGS.sub(r"\1\2:0", direct.text) == TIMINGS.sub(r"\1\2:0", sdk.text), body
+    answers = [
+        same_both_ways(served, token, body, 200, name=body["params"]["name"]) for body in cases
+    ]
     assert served.tool_calls.answered - before == len(cases)
     # Agent A's answers never hold agent B's memory.
-    direct, _ = both_ways(served, token, cases[3], name="search")
-    assert "stg-1" not in direct.text
+    assert "stg-1" not in answers[3].text
 
 
 def test_a_context_call_answers_the_same_shape_as_the_sdks(host: tuple[Host, str, int]) -> None:
@@ -136,9 +147,7 @@ def test_everything_else_still_reaches_the_sdk(host: tuple[Host, str, int]) -> N
     ]
     before = served.tool_calls.answered
     for body, extra, status in cases:
-        direct, sdk = both_ways(served, token, body, **extra)
-        assert direct.status_code == sdk.status_code == status, (body, direct.text)
-        assert TIMINGS.sub("", direct.text) == TIMINGS.sub("", sdk.text), body
+        same_both_ways(served, token, body, status, **extra)
     assert served.tool_calls.answered == before
     # A wrong token still gets nothing, whichever path would have answered.
     assert post(served.url, token + "x", call(9, "memory", {"id": 1})).status_code == 401
@@ -180,10 +189,8 @@ def test_handshake_sessions_get_the_sdks_answers_too(host: tuple[Host, str, int]
     ]
     before = served.tool_calls.answered
     for body in plain:
-        direct, sdk = both_ways(served, token, body, **in_session(session))
-        assert direct.status_code == sdk.status_code == 200, (body, direct.text)
-        assert direct.headers["mcp-session-id"] == sdk.headers["mcp-session-id"] == session
-        assert TIMINGS.sub(r"\1\2:0", direct.text) == TIMINGS.sub(r"\1\2:0", sdk.text), body
+        direct = same_both_ways(served, token, body, 200, **in_session(session))
+        assert direct.headers["mcp-session-id"] == session
     assert served.tool_calls.answered - before == len(plain)
 
     # What the SDK must answer: a session it never opened, a version other than the
@@ -195,9 +202,7 @@ def test_handshake_sessions_get_the_sdks_answers_too(host: tuple[Host, str, int]
     ]
     before = served.tool_calls.answered
     for extra, body, status in others:
-        direct, sdk = both_ways(served, token, body, **extra)
-        assert direct.status_code == sdk.status_code == status, (body, direct.text)
-        assert TIMINGS.sub("", direct.text) == TIMINGS.sub("", sdk.text), body
+        same_both_ways(served, token, body, status, **extra)
     assert served.tool_calls.answered == before
     headers = {"Authorization": f"Bearer {token}", **in_session(session)}
     assert httpx.delete(f"{served.url}/mcp", headers=headers).status_code == 200
