@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -116,6 +116,14 @@ class ContextBlock:
 
 
 _HEADER_TOKENS = count_tokens(HEADER) + 1
+
+
+def dropped_summary(reasons: Iterable[str]) -> str:
+    """How many memories were left out and why: "20 over budget, 3 below relevance"."""
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        counts[reason] = counts.get(reason, 0) + 1
+    return ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in counts.items())
 
 
 def _line(row: _Candidate) -> str:

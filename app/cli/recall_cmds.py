@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..models import CATEGORIES, STATUSES
+from ..recall import dropped_summary
 from ..search import MODES, SCOPES
 from .base import State, json_option, pass_state
 from .output import emit_json, short_time, table
@@ -44,10 +45,7 @@ def context(
         return
     click.echo(block.text or "(no memories to inject)")
     click.echo()
-    reasons: dict[str, int] = {}
-    for d in block.dropped:
-        reasons[d.reason] = reasons.get(d.reason, 0) + 1
-    dropped = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in reasons.items()) or "none"
+    dropped = dropped_summary(d.reason for d in block.dropped) or "none"
     click.echo(
         f"{len(block.included)} included, dropped: {dropped}; "
         f"{block.tokens_used}/{block.budget} tokens; recall {block.recall_id}",

@@ -113,7 +113,10 @@ def run_tool(
         )
     if not isinstance(result, dict):
         result = {"result": result}  # structured content must be an object
-    text = json.dumps(result, ensure_ascii=False)
+    # A tool may say what its text content is (`context`: the block to read); otherwise
+    # it is the JSON of the structured content, as the spec suggests.
+    render = getattr(module, "render_text", None)
+    text = render(result) if render is not None else json.dumps(result, ensure_ascii=False)
     # The engine's own time, so a client (the overhead benchmark) can tell what the
     # protocol adds to a call; a duration only, never content.
     return types.CallToolResult(

@@ -122,8 +122,11 @@ def test_an_agent_appends_remembers_and_reads_over_http(served: tuple) -> None:
             assert made["decision"] == "add" and made["source_ids"] == ids[:1]
             detail = data(await client.call_tool("memory", {"id": made["memory"]["id"]}))
             assert detail["memory"]["agent"] == "A"
-            block = data(await client.call_tool("context", {"query": "staging database name"}))
+            answer = await client.call_tool("context", {"query": "staging database name"})
+            block = data(answer)
             assert made["memory"]["id"] in [i["memory_id"] for i in block["included"]]
+            # The model reads the block itself, then one line of manifest; not JSON.
+            assert answer.content[0].text.startswith(block["text"] + "\n\n(1 memories")
             used = data(
                 await client.call_tool(
                     "used", {"turn": "h1-2", "memory_ids": [made["memory"]["id"]]}

@@ -1,4 +1,5 @@
-"""One module per tool: NAME, DESCRIPTION, READ_ONLY, an `Args` model and `run`."""
+"""One module per tool: NAME, DESCRIPTION, READ_ONLY, an `Args` model, `run`, and
+optionally `render_text` (its text content, when not the JSON of its result)."""
 
 from __future__ import annotations
 
