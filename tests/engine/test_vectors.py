@@ -177,3 +177,28 @@ def test_threads_can_write_and_read_at_once(index):
             w.result()
     assert index.count("memory") == 500
     assert index.query("memory", "writer3", vecs[477], k=1)[0][0] == 477
+
+
+def test_queries_side_by_side_while_the_same_collection_grows(index):
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(2)
+    vecs = rng.normal(size=(600, EMB.dim)).astype(np.float32)
+    index.upsert("memory", list(range(100)), vecs[:100], ["a"] * 100)
+
+    def grow() -> None:
+        for start in range(100, 600, 50):
+            ids = list(range(start, start + 50))
+            index.upsert("memory", ids, vecs[ids], ["a"] * 50)
+
+    def read(row: int) -> int:
+        return index.query("memory", "a", vecs[row], k=3)[0][0]
+
+    with ThreadPoolExecutor(4) as pool:
+        growing = pool.submit(grow)
+        rows = [row % 100 for row in range(300)]
+        reads = [pool.submit(read, row) for row in rows]
+        assert [r.result() for r in reads] == rows
+        growing.result()
+    assert index.count("memory") == 600
+    assert index.query("memory", "a", vecs[555], k=1)[0][0] == 555
