@@ -28,7 +28,6 @@ import json
 import os
 import pstats
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -38,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from app.benchmarks.common import percentile
 from app.clock import ManualClock
 from app.engine import Engine
 
@@ -88,11 +88,10 @@ def timing(home: Path, n: int, profile: bool) -> None:
             profiler.disable()
         cpu = (time.process_time() - cpu0) * 1000.0 / n
         own = (time.thread_time() - own0) * 1000.0 / n
-    q = statistics.quantiles(walls, n=20)
     spread = f"; per {BATCH} calls min {min(batches):.2f}" if batches else ""
     print(
         f"calls {n}: cpu {cpu:.2f} ms/call{spread} (calling thread {own:.2f}); "
-        f"wall p50 {q[9]:.2f} ms, p95 {q[18]:.2f} ms"
+        f"wall p50 {percentile(walls, 50):.2f} ms, p95 {percentile(walls, 95):.2f} ms"
     )
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(40)

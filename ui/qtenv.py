@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import os
-import sys
 
-# CPython hands the GIL to a waiting thread after this long (default 5 ms). The
-# GUI thread shares the GIL with the workers that fetch and format rows; the
-# app's host sets the same value for its own reasons (app.host.server).
-GIL_SWITCH_INTERVAL_S = 0.001
+from app.gil import shorten_switch_interval
 
 
 def prepare_gui_process() -> None:
@@ -29,4 +25,4 @@ def prepare_gui_process() -> None:
     for ~9 ms of CPU, 30-40 ms at 1 ms (machine at load 3.5).
     """
     os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
-    sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
+    shorten_switch_interval()

@@ -44,7 +44,7 @@ from typing import Any
 import httpx
 
 from ..engine import Engine
-from .common import drain_index
+from .common import drain_index, percentile
 from .mcp_raw_client import host_ms
 from .mcp_server_cpu import server_cpu_ms
 
@@ -90,11 +90,6 @@ def prepare_home(target: Path, memories: int, cache: Path | None) -> None:
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(target, cached)
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def cpu_s(pid: int, thread: int | None = None) -> float:
@@ -319,10 +314,10 @@ def print_report(
     for r in rounds:
         print(
             f"{r.protocol:<11} {r.agents:>6} {r.pace:<12}  "
-            f"{pct(r.overhead, 0.5):6.1f}/{pct(r.overhead, 0.95):6.1f} ms  "
-            f"{pct(r.host_part, 0.5):6.1f}/{pct(r.host_part, 0.95):6.1f} ms  "
-            f"{pct(r.rtt, 0.5):7.1f}/{pct(r.rtt, 0.95):7.1f} ms  "
-            f"{pct(r.engine, 0.5):6.1f}/{pct(r.engine, 0.95):6.1f} ms  "
+            f"{percentile(r.overhead, 50):6.1f}/{percentile(r.overhead, 95):6.1f} ms  "
+            f"{percentile(r.host_part, 50):6.1f}/{percentile(r.host_part, 95):6.1f} ms  "
+            f"{percentile(r.rtt, 50):7.1f}/{percentile(r.rtt, 95):7.1f} ms  "
+            f"{percentile(r.engine, 50):6.1f}/{percentile(r.engine, 95):6.1f} ms  "
             f"{r.host_cpu_ms:11.1f} ({r.loop_cpu_ms:4.2f}), {r.client_cpu_ms:4.1f} ms"
             f"  {r.load_before}->{r.load_after}"
         )

@@ -19,7 +19,6 @@ import os
 import secrets
 import signal
 import socket
-import sys
 import tempfile
 import threading
 import time
@@ -44,6 +43,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__
 from ..engine import Engine
 from ..errors import TapemindError
+from ..gil import shorten_switch_interval
 from ..mcp.server import build_server
 from .auth import AgentAuth, AgentTokens
 from .codec import decode_arguments, to_json
@@ -78,19 +78,13 @@ def agent_of_request(ctx: ServerRequestContext[Any, Any]) -> str:
     raise TapemindError("This connection has no agent token; connect with your bearer token.")
 
 
-# CPython hands the GIL to a waiting thread after this long (default 5 ms). While engine
-# calls run on worker threads, the event loop waits for the GIL at each step of every other
-# request; with 8 busy threads that wait was 55 ms (p50) at 5 ms and 6 ms at 1 ms in a
-# pure-Python test, and it is what an agent sees as protocol overhead.
-GIL_SWITCH_INTERVAL_S = 0.001
-
-
 def tune_for_serving() -> None:
-    """Make this process a responsive server: a shorter GIL switch interval, and what
+    """Make this process a responsive server: a shorter GIL switch interval (app.gil: the
+    event loop waits for the GIL at each step of every request), and what
     start-up built (modules, the engine, ~150k objects) moved out of the garbage
     collector's reach, so a full collection scans only what was made since instead of
     pausing a call for 50-180 ms every few hundred calls."""
-    sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
+    shorten_switch_interval()
     gc.collect()
     gc.freeze()
 

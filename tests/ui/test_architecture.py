@@ -11,7 +11,8 @@ import ui
 # (a pure function of agent, token and URL); and the host: `app.host.host_home`,
 # or the pieces it composes (own the home, then serve it with the default jobs;
 # the lock names where it is served), which the app calls one by one so that it
-# serves its home after the first paint instead of before.
+# serves its home after the first paint instead of before. And the GIL switch
+# interval every long-running Tapemind process sets (app.gil).
 PUBLIC = {
     "app",
     "app.models",
@@ -22,6 +23,7 @@ PUBLIC = {
     "app.host.server",
     "app.host.background",
     "app.host.lock",
+    "app.gil",
 }
 
 
