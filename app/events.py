@@ -18,9 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlmodel import Session
-
-from .db.store import dbapi
+from .db.store import Tx, dbapi
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +73,7 @@ def event_name(action: str) -> str:
 
 
 def record(
-    session: Session,
+    session: Tx,
     at: str,
     action: str,
     *,

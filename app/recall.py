@@ -22,13 +22,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from . import rare_terms
 from .db.schema import RecallRow
-from .db.store import dbapi
+from .db.store import Tx, dbapi
 from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings
@@ -37,6 +37,9 @@ from .search import MAX_QUERY_CHARS, rrf
 from .search_sql import Filters, fulltext_ids
 from .strength import anchor_time, strength
 from .tokens import count_tokens
+
+if TYPE_CHECKING:
+    from .index.service import RetrievalService
 
 ROUTE_WEIGHTS = {"query": 1.0, "thread": 0.8, "user": 0.6, "core": 0.35}
 ROUTE_DEPTH = 30
@@ -143,16 +146,16 @@ def _settings(stored: str) -> AgentSettings:
     return AgentSettings.from_dict(json.loads(stored))
 
 
-def _recent(s: Session, arow: AgentLike, route: str, value: str) -> list[int]:
+def _recent(s: Tx, arow: AgentLike, route: str, value: str) -> list[int]:
     rows = dbapi(s).execute(_RECENT_SQL[route], (arow.id, value, ROUTE_DEPTH))
     return [int(r[0]) for r in rows]
 
 
-def _core(s: Session, arow: AgentLike) -> list[int]:
+def _core(s: Tx, arow: AgentLike) -> list[int]:
     return [int(r[0]) for r in dbapi(s).execute(_CORE_SQL, (arow.id, CORE_DEPTH))]
 
 
-def _candidates(s: Session, ids: Sequence[int]) -> dict[int, _Candidate]:
+def _candidates(s: Tx, ids: Sequence[int]) -> dict[int, _Candidate]:
     if not ids:
         return {}
     marks = ", ".join("?" * len(ids))
@@ -162,11 +165,11 @@ def _candidates(s: Session, ids: Sequence[int]) -> dict[int, _Candidate]:
 
 
 def _query_route(
-    rt: Runtime, s: Session, arow: AgentLike, query: str
+    rt: Runtime, s: Tx, arow: AgentLike, query: str
 ) -> tuple[list[int], set[int], list[int]]:
     """(ranked relevant ids, ids judged below relevance, archived ids that match)."""
     active = Filters(statuses=("active",))
-    retrieval = rt.services.get("retrieval")
+    retrieval: RetrievalService | None = rt.services.get("retrieval")
     # Embedding and vector query on a worker thread while full-text runs here.
     pending = retrieval.begin(s, arow, "memory", query, ROUTE_DEPTH) if retrieval else None
     counts = rare_terms.count_cache(rt)

@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from sqlmodel import Session, select
 
 from .clock import Clock, to_iso
 from .db.schema import AgentRow
-from .db.store import Store, dbapi
+from .db.store import Store, Tx, dbapi
 from .errors import NotFound
 from .events import Event, EventBus
 
@@ -62,22 +62,22 @@ class Runtime:
             yield session
 
     # Hot paths (`context`, every agent turn): transactions without SQLAlchemy's Session
-    # (`Store.driver_read`). What they yield is typed as a Session for the helpers the
-    # path shares with everything else, but only `dbapi(s)` and `s.info` work on it:
-    # use these only where every statement goes through the driver.
+    # (`Store.driver_read`). They yield a `Tx`, which has no ORM: the helpers such a path
+    # calls take a `Tx` too and reach the database through `dbapi`, and the type checker
+    # refuses a Session-only call on it.
 
     @contextmanager
-    def read_driver(self) -> Iterator[Session]:
+    def read_driver(self) -> Iterator[Tx]:
         """`read` for hot paths that reach the database through `dbapi` only."""
         with self.store.driver_read() as tx:
-            yield cast(Session, tx)
+            yield tx
 
     @contextmanager
-    def write_driver(self) -> Iterator[Session]:
+    def write_driver(self) -> Iterator[Tx]:
         """`write` for hot paths that reach the database through `dbapi` only; its
         recorded events are published after commit, as `write`'s."""
         with self._published(self.store.driver_write()) as tx:
-            yield cast(Session, tx)
+            yield tx
 
 
 def _no_agent(name: str) -> NotFound:
@@ -111,7 +111,7 @@ class AgentRef:
 AgentLike = AgentRow | AgentRef
 
 
-def agent_ref(session: Session, name: str) -> AgentRef:
+def agent_ref(session: Tx, name: str) -> AgentRef:
     """The agent named `name`, read without the ORM (hot paths: append, remember,
     lists), or NotFound with what to do."""
     found = (

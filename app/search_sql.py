@@ -17,7 +17,7 @@ from sqlmodel import Session
 
 from . import rare_terms
 from .clock import to_iso
-from .db.store import dbapi
+from .db.store import Tx, dbapi
 from .errors import InvalidInput
 from .fulltext import groups_expression, query_groups
 from .runtime import AgentLike
@@ -94,7 +94,7 @@ def _row_counts(db: Any, arow: AgentLike, kind: str) -> tuple[int, int]:
 
 
 def fulltext_ids(
-    s: Session,
+    s: Tx,
     arow: AgentLike,
     kind: str,
     query: str,

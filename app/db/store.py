@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine as SAEngine
 from sqlalchemy import create_engine, event, text
@@ -73,6 +73,15 @@ def _sqlite_code(exc: BaseException) -> int | None:
     return getattr(getattr(exc, "orig", exc), "sqlite_errorcode", None)
 
 
+class Tx(Protocol):
+    """A transaction as the hot paths (`context`, appends, `remember`) use it: a Session,
+    or a `DriverTx` with no ORM at all. Code typed with `Tx` reaches the database through
+    `dbapi` only, so the type checker refuses ORM calls on a path that may get a DriverTx."""
+
+    @property
+    def info(self) -> dict[Any, Any]: ...
+
+
 class DriverTx:
     """A transaction on a pooled sqlite3 connection, without SQLAlchemy's Session (see
     `Store.driver_read`). It has what `dbapi` and `app.events.record` use of a Session,
@@ -96,7 +105,7 @@ def id_list(ids: Sequence[int]) -> tuple[str, list[int]]:
     return ", ".join(str(int(i)) for i in ids), []
 
 
-def dbapi(session: Session) -> Any:
+def dbapi(session: Tx) -> Any:
     """The DBAPI connection under `session`'s transaction, for hot paths.
 
     The ORM costs about half a millisecond per statement on this class of
@@ -105,6 +114,7 @@ def dbapi(session: Session) -> Any:
     """
     cached = session.info.get("_dbapi")
     if cached is None:  # session.connection() costs ~70 µs a call; a write makes several
+        assert isinstance(session, Session), "a DriverTx carries its connection from the start"
         cached = session.info["_dbapi"] = session.connection().connection.driver_connection
     return cached
 
@@ -172,7 +182,7 @@ class Store:
             fairy.close()
 
     @contextmanager
-    def driver_read(self) -> Iterator[DriverTx | Session]:
+    def driver_read(self) -> Iterator[Tx]:
         """`read` on the sqlite3 connection itself: BEGIN, then back to the pool (which
         rolls back). For hot paths that run driver statements only (`dbapi`): opening
         and closing a Session cost ~60 µs, this ~10. Not SQLite: a `read` Session."""
@@ -185,7 +195,7 @@ class Store:
             yield DriverTx(conn)
 
     @contextmanager
-    def driver_write(self) -> Iterator[DriverTx | Session]:
+    def driver_write(self) -> Iterator[Tx]:
         """`write` on the sqlite3 connection itself (BEGIN IMMEDIATE ... COMMIT), for
         hot paths as `driver_read`; rolled back on any error, a refusal (full disk, lock
         held too long) reported as `write` does. Not SQLite: a `write` Session."""

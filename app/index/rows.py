@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session
 
-from ..db.store import dbapi
+from ..db.store import Tx, dbapi
 from ..tape import EMBEDDED_KINDS
 from ..transfer import register_private
 
@@ -56,7 +56,7 @@ def _exec(s: Session, sql: str, params: dict[str, Any] | None = None) -> Any:
 # -- meta -----------------------------------------------------------------------
 
 
-def get_meta(s: Session, key: str) -> str | None:
+def get_meta(s: Tx, key: str) -> str | None:
     # The driver directly: every semantic query reads the home's embedder setting.
     row = dbapi(s).execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None or row[0] is None else str(row[0])
@@ -172,7 +172,7 @@ def queue_stats(s: Session) -> dict[str, Any]:
     return out
 
 
-def queue_has(s: Session, kind: str, agent_id: int) -> bool:
+def queue_has(s: Tx, kind: str, agent_id: int) -> bool:
     sql = "SELECT 1 FROM embed_queue WHERE kind = ? AND agent_id = ? LIMIT 1"
     return dbapi(s).execute(sql, (kind, agent_id)).fetchone() is not None
 
@@ -232,7 +232,7 @@ def indexed_counts(s: Session, model: str) -> dict[str, int]:
     return out
 
 
-def has_indexed(s: Session, model: str, kind: str, agent_id: int) -> bool:
+def has_indexed(s: Tx, model: str, kind: str, agent_id: int) -> bool:
     # On every semantic query: the driver directly (text() compiles cost more).
     sql = "SELECT 1 FROM index_rows WHERE model = ? AND kind = ? AND agent_id = ? LIMIT 1"
     return dbapi(s).execute(sql, (model, kind, agent_id)).fetchone() is not None
@@ -251,7 +251,7 @@ def live_counts(s: Session) -> dict[str, int]:
     return {"memory": int(memories or 0), "tape": int(entries or 0)}
 
 
-def has_live(s: Session, kind: str, agent_id: int) -> bool:
+def has_live(s: Tx, kind: str, agent_id: int) -> bool:
     # The driver: `context` asks this (agent with rows, none embedded yet) inside its
     # driver-level read (`Runtime.read_driver`).
     if kind == "memory":

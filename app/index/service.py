@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..db.store import dbapi, id_list
+from ..db.store import Tx, dbapi, id_list
 from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from ..errors import InvalidInput, TapemindError
 from ..events import Event
@@ -120,7 +120,7 @@ class RetrievalService:
 
     # -- models ----------------------------------------------------------------------
 
-    def spec(self, s: Session | None = None) -> str:
+    def spec(self, s: Tx | None = None) -> str:
         """The home's embedder setting (`index.embedder` in meta, else the default)."""
         if s is None:
             with self._rt.read() as s2:
@@ -143,7 +143,7 @@ class RetrievalService:
         with self._lock:
             self._made[spec] = embedder
 
-    def active(self, s: Session | None = None) -> Embedder:
+    def active(self, s: Tx | None = None) -> Embedder:
         """The embedder queries use: a rebuild's new model once switched, else the
         injected one, else the home's setting."""
         if self._override is not None:
@@ -164,7 +164,7 @@ class RetrievalService:
             self._override = embedder
             self._queries.clear()
 
-    def similarity_floor(self, s: Session | None) -> float:
+    def similarity_floor(self, s: Tx | None) -> float:
         """The cosine below which `context` treats a semantic neighbour as irrelevant,
         for the home's model, read in the caller's transaction `s` (`context` asks on
         every call; a transaction of its own cost ~70 µs)."""
@@ -321,7 +321,7 @@ class RetrievalService:
         mine.set_result(vector)
         return vector
 
-    def begin(self, s: Session, arow: AgentLike, kind: str, query: str, n: int) -> Pending | None:
+    def begin(self, s: Tx, arow: AgentLike, kind: str, query: str, n: int) -> Pending | None:
         """Start embedding `query` and asking the index for its nearest rows on a worker
         thread, so the caller's full-text query runs meanwhile (on two cores the two
         overlap: SQLite and the numpy forward pass release the GIL). Hand the result to
@@ -349,7 +349,7 @@ class RetrievalService:
 
     def semantic_ids(
         self,
-        s: Session,
+        s: Tx,
         arow: AgentLike,
         kind: str,
         query: str,
@@ -367,7 +367,7 @@ class RetrievalService:
 
     def semantic_search(
         self,
-        s: Session,
+        s: Tx,
         arow: AgentLike,
         kind: str,
         query: str,
@@ -429,7 +429,7 @@ class RetrievalService:
 
     @staticmethod
     def _filter(
-        s: Session, arow: AgentLike, kind: str, raw: Sequence[tuple[int, float]], f: Filters
+        s: Tx, arow: AgentLike, kind: str, raw: Sequence[tuple[int, float]], f: Filters
     ) -> list[tuple[int, float]]:
         if not raw:
             return []
