@@ -124,7 +124,7 @@ def test_an_agent_appends_remembers_and_reads_over_http(served: tuple) -> None:
             assert detail["memory"]["agent"] == "A"
             answer = await client.call_tool("context", {"query": "staging database name"})
             block = data(answer)
-            assert made["memory"]["id"] in [i["memory_id"] for i in block["included"]]
+            assert made["memory"]["id"] in block["included"]
             # The model reads the block itself, then one line of manifest; not JSON.
             assert answer.content[0].text.startswith(block["text"] + "\n\n(1 memories")
             used = data(
@@ -178,7 +178,7 @@ def test_agent_a_never_reaches_agent_b_data(served: tuple) -> None:
         found = data(await client.call_tool("search", {"query": "青鸟", "scope": "all"}))
         assert found["hits"] == []
         block = data(await client.call_tool("context", {"query": "项目代号"}))
-        assert b_memory not in [i["memory_id"] for i in block["included"]]
+        assert b_memory not in block["included"]
         # Citing B's entry as a source or B's memory as a parent is refused.
         assert error_text(
             await client.call_tool(

@@ -123,8 +123,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str
         stop(proc)
 
 
-async def remember_and_recall(client: Client, text: str) -> list[str]:
-    """Append a turn, remember it, and return the texts `context` gives back."""
+async def remember_and_recall(client: Client, text: str) -> str:
+    """Append a turn, remember it, and return the block `context` gives back."""
     ids = data(
         await client.call_tool(
             "append", {"entries": [{"thread": "s1", "role": "user", "text": text}]}
@@ -133,7 +133,7 @@ async def remember_and_recall(client: Client, text: str) -> list[str]:
     made = {"text": text, "category": "project_fact", "sources": ids}
     data(await client.call_tool("remember", made))
     block = data(await client.call_tool("context", {"query": text}))
-    return [i["text"] for i in block["included"]]
+    return str(block["text"])
 
 
 def test_what_each_http_snippet_configures_reaches_the_agents_memory(served: tuple) -> None:
@@ -154,7 +154,7 @@ def test_what_each_http_snippet_configures_reaches_the_agents_memory(served: tup
         "deepchat": (deepchat["baseUrl"], deepchat["customHeaders"]),
     }
 
-    async def use(url: str, headers: dict[str, str], text: str) -> list[str]:
+    async def use(url: str, headers: dict[str, str], text: str) -> str:
         async with (
             httpx2.AsyncClient(headers=headers, timeout=60) as http,
             Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
@@ -179,7 +179,7 @@ def test_what_the_stdio_snippet_launches_reaches_the_agents_memory(served: tuple
         cwd=str(ROOT),
     )
 
-    async def use() -> list[str]:
+    async def use() -> str:
         async with Client(params) as client:
             return await remember_and_recall(client, "stdio 片段也能用")
 

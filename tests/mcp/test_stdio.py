@@ -115,7 +115,7 @@ def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents:
                     "context", {"thread": "t1", "query": "代码缩进用什么？", "budget": 200}
                 )
             )
-            assert memory_id in [item["memory_id"] for item in block["included"]]
+            assert memory_id in block["included"]
             assert "tab" in block["text"]
 
             found = data(await client.call_tool("search", {"query": "缩进", "mode": "fulltext"}))

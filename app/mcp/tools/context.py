@@ -13,9 +13,10 @@ NAME = "context"
 DESCRIPTION = (
     "Call this first in every turn. Returns what you should keep in mind: memories recent "
     "in this thread, about this user, and relevant to the query, packed under a token "
-    "budget. The text is that block, ready to read, and one line saying how many were "
-    "left out (use `search` for more); the structured result is the manifest: the memory "
-    "ids included and dropped (with the reason), tokens used. Fill in every argument you can."
+    "budget: `text` is that block, ready to read; `included` the ids of its memories; "
+    "`dropped` the ids left out, by reason (over_budget, below_relevance, archived: use "
+    "`search` or `memory` to look further); `tokens_used` of `budget`. Fill in every "
+    "argument you can."
 )
 READ_ONLY = True
 
@@ -42,17 +43,32 @@ class Args(ToolArgs):
 
 def run(engine: Any, agent: str, args: Args) -> Any:
     method = engine_method(engine, "context", NAME)
-    return method(
+    block = method(
         agent, **given(thread=args.thread, user=args.user, query=args.query, budget=args.budget)
     )
+    # Several clients (Claude Code among them) give the model the JSON of the structured
+    # result rather than the text: it holds the block once and ids only. Each memory's
+    # text, score and routes again, and a {"id", "reason"} object per dropped memory,
+    # cost the model three to five times the budget it asked for.
+    dropped: dict[str, list[int]] = {}
+    for d in block.dropped:
+        dropped.setdefault(d.reason, []).append(d.memory_id)
+    return {
+        "text": block.text,
+        "included": list(block.included_ids),
+        "dropped": dropped,
+        "tokens_used": block.tokens_used,
+        "budget": block.budget,
+        "recall_id": block.recall_id,
+    }
 
 
 def render_text(result: dict[str, Any]) -> str:
-    """What the agent's model reads: the block itself and one line of manifest, not the
-    JSON of the whole result, which repeats every memory's text with its score and routes
-    and so would cost the model about three times the budget it asked for."""
+    """The text content, for clients that give the model the text: the block itself and
+    one line of manifest, rather than the JSON of the result."""
     block = result["text"] or "No memories to keep in mind for this turn."
     line = f"({len(result['included'])} memories, {result['tokens_used']}/{result['budget']} tokens"
-    if left_out := dropped_summary(d["reason"] for d in result["dropped"]):
+    reasons = [reason for reason, ids in result["dropped"].items() for _ in ids]
+    if left_out := dropped_summary(reasons):
         line += f"; left out: {left_out}; `search` finds more"
     return f"{block}\n\n{line})"
