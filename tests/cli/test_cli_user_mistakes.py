@@ -115,3 +115,21 @@ def test_tape_show_never_sends_stored_control_characters_to_the_terminal(ready) 
     assert [_column(row, turn) for row, turn in zip(rows, ("轮一", "轮二"), strict=True)] == [
         _column(header, "TURN")
     ] * 2
+
+
+def test_a_usage_mistake_with_json_is_a_json_error(ready) -> None:
+    for args, words in (
+        (("--json", "used", "--agent", "cc", "1"), "Missing option '--turn'"),
+        (("used", "--agent", "cc", "1", "--json"), "Missing option '--turn'"),
+        (("--json", "memory", "show", "第一条"), "'第一条' is not a valid integer"),
+        (("search", "--agent", "cc", "x", "--limit", "0", "--json"), "--limit"),
+        (("--json", "nosuch"), "No such command 'nosuch'"),
+    ):
+        result = ready(*args, ok=False)
+        fails(result, 2)
+        problem = json.loads(result.stderr)
+        assert problem["error"] == "usage"
+        assert words in problem["message"] and "--help" in problem["message"]
+    # Without --json, people still get click's usage text.
+    result = ready("used", "--agent", "cc", "1", ok=False)
+    fails(result, 2, "Usage: ", "Missing option '--turn'")
