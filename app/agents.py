@@ -17,6 +17,7 @@ from .errors import InvalidInput
 from .events import record
 from .fulltext import FTS_TABLES, purge
 from .models import PERMISSION_MODES, Agent, AgentSettings
+from .recall import MAX_BUDGET as MAX_RECALL_BUDGET
 from .runtime import Runtime, agent_row
 
 _NAME = re.compile(r"^[\w][\w.\-]{0,63}$", re.UNICODE)
@@ -35,8 +36,13 @@ def to_agent(row: AgentRow) -> Agent:
 def validate_settings(settings: AgentSettings) -> None:
     if settings.half_life_days <= 0:
         raise InvalidInput("half_life_days must be a positive number of days.")
-    if settings.recall_budget <= 0:
-        raise InvalidInput("recall_budget must be a positive number of tokens.")
+    # The same bounds `context --budget` accepts, so a stored default never makes every
+    # context call fail or pack an unbounded block.
+    if not 0 < settings.recall_budget <= MAX_RECALL_BUDGET:
+        raise InvalidInput(
+            f"recall_budget must be between 1 and {MAX_RECALL_BUDGET} tokens, "
+            f"got {settings.recall_budget}."
+        )
     if settings.permission_mode not in PERMISSION_MODES:
         raise InvalidInput(
             f"permission_mode must be one of {', '.join(PERMISSION_MODES)}, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -43,11 +44,12 @@ def check_openable(home: Path, *, create: bool) -> None:
         if home.exists() and any(home.iterdir()):
             raise HomeError(
                 f"{home} is not a Tapemind home (no {DB_NAME} in it). Point --home or "
-                "TAPEMIND_HOME at your home, or run `tapemind init --home DIR` on an empty "
-                "directory."
+                "TAPEMIND_HOME at your home, or create one in an empty directory with "
+                "`tapemind --home DIR init`."
             )
         raise HomeError(
-            f"No Tapemind home at {home}. Create one with `tapemind init` "
+            f"No Tapemind home at {home}. Create one with "
+            f"`tapemind --home {shlex.quote(str(home))} init` "
             "(or choose another with --home DIR / TAPEMIND_HOME)."
         )
     if home.exists() and any(p.name != ".lock" for p in home.iterdir()):

@@ -151,7 +151,7 @@ def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[
         ).fetchone()
         if found is None:
             raise Refused(
-                f"Source entry {entry_id} is not on agent {arow.name!r}'s tape (it does not "
+                f"Source entry {entry_id} is not on the tape of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent). Cite entries returned by append or tape.",
                 code="unknown_source",
             )
@@ -160,7 +160,12 @@ def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[
 
 
 def check_parents(
-    s: Session, arow: AgentLike, parents: Sequence[int], *, what: str = "Parent memory"
+    s: Session,
+    arow: AgentLike,
+    parents: Sequence[int],
+    *,
+    what: str = "Parent memory",
+    code: str = "unknown_parent",
 ) -> list[int]:
     db = dbapi(s)
     out: list[int] = []
@@ -172,7 +177,7 @@ def check_parents(
             raise Refused(
                 f"{what} {memory_id} is not a memory of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent).",
-                code="unknown_parent",
+                code=code,
             )
         out.append(int(found[0]))
     return out

@@ -340,7 +340,7 @@ def read(
         if around is not None:
             anchor = s.get(TapeEntryRow, around)
             if anchor is None or anchor.agent_id != arow.id:
-                raise NotFound(f"No entry {around} on agent {agent!r}'s tape.")
+                raise NotFound(f"No entry {around} on the tape of agent {agent!r}.")
             half = max(1, limit // 2)
             same = q.where(TapeEntryRow.thread == anchor.thread)
             before = s.exec(
@@ -381,7 +381,7 @@ def get(rt: Runtime, entry_id: int, agent: str | None = None) -> TapeEntry:
         row = s.get(TapeEntryRow, entry_id)
         owner = s.get(AgentRow, row.agent_id) if row else None
         if row is None or owner is None or (agent is not None and owner.name != agent):
-            where = f" on agent {agent!r}'s tape" if agent else ""
+            where = f" on the tape of agent {agent!r}" if agent else ""
             raise NotFound(f"No tape entry {entry_id}{where}.")
         return to_entry(row, owner.name)
 

@@ -22,7 +22,10 @@ def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -
     now = rt.now_iso()
     with rt.write() as s:
         arow = agent_row(s, agent)
-        ids = check_parents(s, arow, [int(m) for m in memory_ids], what="Memory")
+        # Not a parent here: an unknown id is reported as an unknown memory.
+        ids = check_parents(
+            s, arow, [int(m) for m in memory_ids], what="Memory", code="unknown_memory"
+        )
         fresh = []
         for memory_id in ids:
             key = (arow.id, turn, memory_id)

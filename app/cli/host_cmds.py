@@ -185,13 +185,18 @@ def skill_install(state: State, target: Path) -> None:
     """Copy the tapemind-memory skill into TARGET/tapemind-memory/."""
     source = resources.files("resources") / "skills" / "tapemind-memory"
     dest = target.expanduser() / "tapemind-memory"
-    dest.mkdir(parents=True, exist_ok=True)
     copied: list[str] = []
-    for item in source.iterdir():
-        if item.is_file() and not item.name.startswith(("_", ".")):
-            with resources.as_file(item) as real:
-                shutil.copyfile(real, dest / item.name)
-            copied.append(item.name)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for item in source.iterdir():
+            if item.is_file() and not item.name.startswith(("_", ".")):
+                with resources.as_file(item) as real:
+                    shutil.copyfile(real, dest / item.name)
+                copied.append(item.name)
+    except OSError as exc:  # a file in the way, no permission, full disk: say so, no traceback
+        raise InvalidInput(
+            f"Cannot write {exc.filename or dest}: {exc.strerror or exc}. Choose another --target."
+        ) from None
     result: dict[str, Any] = {"installed": str(dest), "files": sorted(copied)}
     if state.as_json:
         emit_json(result)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import InvalidInput
-from ..importers import FORMATS, parse_history
+from ..importers import FORMATS, file_patterns, parse_history
 from ..models import NewEntry
 from .base import State, json_option, pass_state
 from .output import emit_json
@@ -38,6 +38,12 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
         batch = parse_history(fmt, path.expanduser())
     except FileNotFoundError:
         raise InvalidInput(f"No history at {path}: give a file or a directory of files.") from None
+    if path.expanduser().is_dir() and not batch.entries and not batch.problems:
+        # A wrong or empty folder is a mistake to report, not a successful import of nothing.
+        raise InvalidInput(
+            f"Found no {fmt} history in {path}: no file in it or below it named "
+            f"{' or '.join(file_patterns(fmt))} holds any entry. Check the folder and --from."
+        )
     engine = state.engine()
     engine.agent(agent)  # an unknown agent is reported before anything is written
     entries = [

@@ -10,7 +10,7 @@ import click
 from ..conflicts import Conflict
 from ..health import HealthSnapshot
 from .base import State, json_option, pass_state
-from .output import clip, emit_json, fields, short_time, table
+from .output import clip, emit_json, fields, printable, short_time, table
 from .tape_cmds import parse_time
 
 
@@ -36,7 +36,8 @@ def _print_conflict(c: Conflict) -> None:
     click.echo(f"  reason: {c.reason} (arbiter: {c.arbiter})")
     for label, side in (("old", c.existing), ("new", c.challenger)):
         m = side.memory
-        click.echo(f"  {label}: memory {m.id} [{m.category}, {m.status}] {m.text or '(forgotten)'}")
+        text = printable(m.text) or "(forgotten)"
+        click.echo(f"  {label}: memory {m.id} [{m.category}, {m.status}] {text}")
         for e in side.sources:
             text = "(erased)" if e.erased else clip(e.text, 70)
             click.echo(f"       entry {e.id} {short_time(e.created_at)} {e.thread}: {text}")

@@ -16,11 +16,21 @@ class TapemindGroup(click.Group):
     """Turns engine errors into one clear line on stderr and a non-zero exit."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        # A subcommand's own --json is not parsed yet when its usage is wrong: look for it
+        # among the arguments the subcommand will get, before click consumes them.
+        sub_json = "--json" in ctx.args
         try:
             return super().invoke(ctx)
         except TapemindError as exc:
             state = ctx.find_object(State)
             error(exc.message, exc.code, bool(state and state.as_json))
+            ctx.exit(exc.exit_code)
+        except click.UsageError as exc:
+            if not (sub_json or ctx.params.get("as_json")):
+                raise  # people get click's usage text and hint
+            # Scripts asked for JSON: a bad option is an error object like any other.
+            hint = f" Try '{exc.ctx.command_path} --help'." if exc.ctx else ""
+            error(exc.format_message() + hint, "usage", True)
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()

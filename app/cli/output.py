@@ -22,13 +22,41 @@ def emit_json(value: Any) -> None:
     click.echo(json.dumps(to_json(value), ensure_ascii=False, indent=2))
 
 
+# Bidirectional overrides and isolates: text an agent or an import wrote could reorder
+# what the owner sees on the rest of the line.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def printable(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` safe to print on a terminal: control characters (escape sequences, NUL...)
+    become U+FFFD and bidirectional controls are dropped, so stored text can neither
+    drive the terminal nor reorder the owner's view of it."""
+    out = []
+    for ch in text:
+        if ch in _BIDI:
+            continue
+        if keep_newlines and ch in "\n\t":
+            out.append(ch)
+        elif unicodedata.category(ch) == "Cc":
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _cells(ch: str) -> int:
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0  # accents and zero-width characters join the cell before them
+    return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
+
 def width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return sum(_cells(ch) for ch in text)
 
 
 def clip(text: str, cells: int) -> str:
-    """Cut `text` to at most `cells` terminal cells, on one line."""
-    text = " ".join(text.split())
+    """Cut `text` to at most `cells` terminal cells, on one line, safe to print."""
+    text = printable(" ".join(text.split()))
     if width(text) <= cells:
         return text
     out, used = [], 0
@@ -65,7 +93,7 @@ def fields(pairs: Sequence[tuple[str, Any]]) -> None:
     """Key: value lines for one record."""
     label_width = max(width(k) for k, _ in pairs)
     for key, value in pairs:
-        text = "-" if value is None or value == "" else str(value)
+        text = "-" if value is None or value == "" else printable(str(value), keep_newlines=True)
         click.echo(f"{key}{' ' * (label_width - width(key))}  {text}")
 
 

@@ -14,7 +14,7 @@ from ..clock import from_iso
 from ..errors import InvalidInput
 from ..models import KINDS, ROLES
 from .base import State, json_option, pass_state
-from .output import emit_json, short_time, table
+from .output import emit_json, printable, short_time, table
 
 
 def parse_time(value: str | None, flag: str) -> datetime | None:
@@ -176,7 +176,7 @@ def show(
                 f"#{e.id} [{e.thread}/{e.turn or '-'}] {e.kind} {e.role} "
                 f"{short_time(e.created_at)}{mark}"
             )
-            click.echo(e.text)
+            click.echo(printable(e.text, keep_newlines=True))
             click.echo()
         return
     table(

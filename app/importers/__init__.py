@@ -22,6 +22,7 @@ __all__ = [
     "ImportBatch",
     "ImportProblem",
     "ImportedEntry",
+    "file_patterns",
     "parse_history",
 ]
 
@@ -69,6 +70,11 @@ def parse_history(fmt: str, path: Path) -> ImportBatch:
             sink.problem(None, f"could not be read ({exc.strerror or exc}); skipped")
     sink.path_label = None
     return sink.build()
+
+
+def file_patterns(fmt: str) -> tuple[str, ...]:
+    """The file names a directory is searched for in format ``fmt`` (for messages)."""
+    return _READERS[fmt][0]
 
 
 def _files(path: Path, patterns: tuple[str, ...]) -> list[Path]:

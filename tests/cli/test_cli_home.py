@@ -195,7 +195,7 @@ def test_home_flag_beats_env_beats_platform_dir(
 def test_errors_about_the_home(tmp_path: Path) -> None:
     runner = CliRunner()
     missing = runner.invoke(tapemind, ["--home", str(tmp_path / "nope"), "agent", "list"])
-    fails(missing, 5, "No Tapemind home", "tapemind init")
+    fails(missing, 5, "No Tapemind home", f"tapemind --home {tmp_path / 'nope'} init")
     foreign = tmp_path / "photos"
     foreign.mkdir()
     (foreign / "cat.jpg").write_bytes(b"\xff\xd8")

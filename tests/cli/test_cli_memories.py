@@ -122,7 +122,7 @@ def test_remember_refuses_unknown_and_foreign_sources_and_parents(ready, run_jso
     fails(
         remember(ready, "Lin likes tea", "--source", str(theirs), ok=False),
         4,
-        f"Source entry {theirs} is not on agent 'cc'",
+        f"Source entry {theirs} is not on the tape of agent 'cc'",
     )
     fails(remember(ready, "Lin likes tea", "--parent", "999", ok=False), 4, "Parent memory 999")
     result = remember(ready, "Lin likes tea", "--parent", str(parent_id), "--json", ok=False)

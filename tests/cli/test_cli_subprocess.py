@@ -58,7 +58,7 @@ def test_errors_go_to_stderr_with_an_exit_code(home: Path) -> None:
     missing = tapemind(home, "agent", "list")
     assert missing.returncode == 5
     assert missing.stdout == b""
-    assert b"tapemind init" in missing.stderr
+    assert f"tapemind --home {home} init".encode() in missing.stderr
     assert b"Traceback" not in missing.stderr
     tapemind(home, "init")
     tapemind(home, "agent", "add", "cc")
