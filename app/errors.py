@@ -62,14 +62,14 @@ class WriteBusy(TapemindError):
     not written (nothing half-written either)."""
 
     code = "write_busy"
-    exit_code = 8
+    exit_code = 10
 
 
 class DiskFull(TapemindError):
     """The disk holding the home is full: the change was rolled back, nothing was lost."""
 
     code = "disk_full"
-    exit_code = 7
+    exit_code = 9
 
 
 class VaultProblem(TapemindError):
