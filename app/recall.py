@@ -7,6 +7,8 @@ Few parameters, good defaults. Candidates come from routes:
   vector index is available);
 - core: the agent's strongest memories (important preferences and facts),
   so even a bare call returns something useful.
+A memory about a person (its `user`) is injected only for that person when the call
+names one, and its line says whom it is about.
 The routes are fused with weighted reciprocal rank fusion, each candidate
 weighted by its current strength (`app.strength`), and packed greedily under a
 hard token budget (`app.tokens`). The result is the block to inject plus a
@@ -64,7 +66,7 @@ _CORE_SQL = (
 _ANY_ARCHIVED_SQL = "SELECT 1 FROM memories WHERE agent_id = ? AND status = 'archived' LIMIT 1"
 _CANDIDATE_COLUMNS = (
     "id, category, text, created_at, status, importance, use_count, "
-    "last_recalled_at, last_used_at, last_reinforced_at"
+    "last_recalled_at, last_used_at, last_reinforced_at, user"
 )
 
 
@@ -82,6 +84,7 @@ class _Candidate(NamedTuple):
     last_recalled_at: str | None
     last_used_at: str | None
     last_reinforced_at: str | None
+    user: str | None  # the person the memory is about, if any
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,9 @@ def dropped_summary(reasons: Iterable[str]) -> str:
 
 
 def _line(row: _Candidate) -> str:
-    return f"- [m{row.id}] ({row.category}, {row.created_at[:10]}) {row.text}"
+    # A memory about a person says whom: "用户要求 4 个空格缩进" is about that user only.
+    about = f", about {row.user}" if row.user else ""
+    return f"- [m{row.id}] ({row.category}{about}, {row.created_at[:10]}) {row.text}"
 
 
 @lru_cache(maxsize=8192)
@@ -244,6 +249,8 @@ def context(
             row = rows.get(memory_id)
             if row is None or row.status != "active":
                 continue
+            if user and row.user and row.user != user:
+                continue  # about someone else: never injected as if about this person
             anchor = anchor_time(
                 row.created_at, row.last_recalled_at, row.last_used_at, row.last_reinforced_at
             )
