@@ -182,7 +182,11 @@ def _wait(rt: Runtime, request_id: int, wait_seconds: float) -> int | None:
             break
         time.sleep(min(POLL_S, left))
     if wait_seconds > 0:
-        _expire(rt, [request_id], f"no answer within {wait_seconds:g} seconds")
+        _expire(
+            rt,
+            [request_id],
+            f"no answer within {wait_seconds:g} second{'' if wait_seconds == 1 else 's'}",
+        )
     return None
 
 

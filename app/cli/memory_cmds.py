@@ -6,7 +6,7 @@ import click
 
 from ..models import CATEGORIES, STATUSES, MemoryDetail, RememberResult
 from .base import State, json_option, pass_state
-from .output import clip, emit_json, fields, short_time, table
+from .output import clip, emit_json, fields, short_time, table, times
 
 
 def _print_result(result: RememberResult) -> None:
@@ -98,8 +98,8 @@ def print_detail(d: MemoryDetail) -> None:
             ("Version", m.version),
             ("Created", short_time(m.created_at)),
             ("Updated", short_time(m.updated_at)),
-            ("Recalled", f"{m.recall_count} times, last {short_time(m.last_recalled_at)}"),
-            ("Used", f"{m.use_count} times, last {short_time(m.last_used_at)}"),
+            ("Recalled", f"{times(m.recall_count)}, last {short_time(m.last_recalled_at)}"),
+            ("Used", f"{times(m.use_count)}, last {short_time(m.last_used_at)}"),
             ("Thread", m.thread),
             ("User", m.user),
         ]

@@ -102,3 +102,8 @@ def error(message: str, code: str, as_json: bool) -> None:
         sys.stderr.write(json.dumps({"error": code, "message": message}, ensure_ascii=False) + "\n")
     else:
         sys.stderr.write(f"error: {message}\n")
+
+
+def times(n: int) -> str:
+    """ "once", "2 times": how often something happened."""
+    return "once" if n == 1 else f"{n} times"

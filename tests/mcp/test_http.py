@@ -126,7 +126,7 @@ def test_an_agent_appends_remembers_and_reads_over_http(served: tuple) -> None:
             block = data(answer)
             assert made["memory"]["id"] in block["included"]
             # The model reads the block itself, then one line of manifest; not JSON.
-            assert answer.content[0].text.startswith(block["text"] + "\n\n(1 memories")
+            assert answer.content[0].text.startswith(block["text"] + "\n\n(1 memory,")
             used = data(
                 await client.call_tool(
                     "used", {"turn": "h1-2", "memory_ids": [made["memory"]["id"]]}

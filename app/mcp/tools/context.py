@@ -67,7 +67,9 @@ def render_text(result: dict[str, Any]) -> str:
     """The text content, for clients that give the model the text: the block itself and
     one line of manifest, rather than the JSON of the result."""
     block = result["text"] or "No memories to keep in mind for this turn."
-    line = f"({len(result['included'])} memories, {result['tokens_used']}/{result['budget']} tokens"
+    n = len(result["included"])
+    memories = "1 memory" if n == 1 else f"{n} memories"
+    line = f"({memories}, {result['tokens_used']}/{result['budget']} tokens"
     reasons = [reason for reason, ids in result["dropped"].items() for _ in ids]
     if left_out := dropped_summary(reasons):
         line += f"; left out: {left_out}; `search` finds more"
