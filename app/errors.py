@@ -7,20 +7,30 @@ class TapemindError(Exception):
     """Base of every error the engine raises on purpose.
 
     `code` is a stable machine-readable word (used in JSON output and MCP errors);
-    the message is written for a person or an agent.
+    the message is written for a person or an agent. Where the advice differs (a person
+    runs `tapemind ...` commands, an agent calls tools), `for_agents` is what an agent
+    reads over MCP instead.
     """
 
     code = "error"
     exit_code = 1
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, for_agents: str | None = None
+    ) -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
+        self.for_agents = for_agents
 
     @property
     def message(self) -> str:
         return str(self.args[0]) if self.args else self.code
+
+    @property
+    def agent_message(self) -> str:
+        """The message as an agent reads it over MCP."""
+        return self.for_agents or self.message
 
 
 class InvalidInput(TapemindError):

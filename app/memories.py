@@ -100,7 +100,8 @@ def owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[MemoryR
     if row is None or owner is None or (agent is not None and owner.name != agent):
         where = f" of agent {agent!r}" if agent else ""
         raise NotFound(
-            f"No memory {memory_id}{where}. Find ids with `tapemind memory list` or search."
+            f"No memory {memory_id}{where}. Find ids with `tapemind memory list` or search.",
+            for_agents=f"No memory {memory_id} of yours. Find ids with `search` or `context`.",
         )
     return row, owner.name
 

@@ -317,5 +317,8 @@ def _semantic(
     except TapemindError as exc:
         if mode == "semantic" or exc.code != "index_not_ready":
             raise
-        notes.append(f"Semantic {kind} search skipped, full-text only: {exc.message}")
+        # A note in the result, read by people and agents alike: what happened, without
+        # either's advice (these hits are the full-text ones already).
+        what = getattr(exc, "what", "the vector index cannot answer yet")
+        notes.append(f"Semantic {kind} search skipped, full-text only: {what}.")
         return []

@@ -45,7 +45,8 @@ def error_from_json(data: dict[str, Any]) -> TapemindError:
     cls = getattr(errors, str(data.get("type", "")), None)
     if not (isinstance(cls, type) and issubclass(cls, TapemindError)):
         cls = TapemindError
-    return cls(str(data.get("message", "The host refused the call.")), code=data.get("code"))
+    message = str(data.get("message", "The host refused the call."))
+    return cls(message, code=data.get("code"), for_agents=data.get("for_agents"))
 
 
 class RemoteEngine:

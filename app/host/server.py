@@ -247,6 +247,8 @@ class Host:
             return await anyio.to_thread.run_sync(lambda: JSONResponse({"result": call()}))
         except TapemindError as exc:
             error = {"type": type(exc).__name__, "code": exc.code, "message": exc.message}
+            if exc.for_agents:
+                error["for_agents"] = exc.for_agents
             return JSONResponse({"error": error})
         except TypeError as exc:
             # Wrong arguments for the method: a caller bug; the text names parameters only.

@@ -277,7 +277,7 @@ class ToolCalls:
         try:
             engine = self.engine()
         except TapemindError as exc:
-            result = error_result(exc.message)
+            result = error_result(exc.agent_message)
         else:
             session = f"mcp:{exchange.session}" if exchange.session else None
             result = run_tool(engine, agent, params.name, params.arguments, session)

@@ -55,11 +55,19 @@ DEFAULT_MIN_SIMILARITY = 0.3
 _QUEUED_EVENTS = {"memory_did_add", "memory_did_edit", "memory_did_use", "memory_did_duplicate"}
 
 
+_FULLTEXT_MEANWHILE = 'search with mode "fulltext" meanwhile.'
+
+
 class IndexNotReady(TapemindError):
     """Semantic search cannot run yet: nothing of this agent is embedded, or the index
-    or the embedder failed. The message says what to do."""
+    or the embedder failed. `what` says which; the message adds what a person at the
+    CLI can do, `for_agents` what an agent can (its tools and their arguments)."""
 
     code = "index_not_ready"
+
+    def __init__(self, what: str, *, person: str, agent: str = _FULLTEXT_MEANWHILE) -> None:
+        super().__init__(f"{what}; {person}", for_agents=f"{what}; {agent}")
+        self.what = what
 
 
 def _first_k(n: int) -> int:
@@ -222,7 +230,7 @@ class RetrievalService:
                     self._indexes[name] = VectorIndex(self.client(), name, int(embedder.dim))
                 except VectorIndexError as exc:
                     raise IndexNotReady(
-                        f"{exc}. Run `tapemind index rebuild` to re-embed with this model."
+                        str(exc), person="run `tapemind index rebuild` to re-embed with this model."
                     ) from None
             return self._indexes[name]
 
@@ -394,9 +402,10 @@ class RetrievalService:
         if not rows.has_indexed(s, embedder.name, kind, arow.id):
             if rows.queue_has(s, kind, arow.id) or rows.has_live(s, kind, arow.id):
                 raise IndexNotReady(
-                    f"Agent {arow.name!r} has {kind} rows but none is embedded yet; run "
-                    "`tapemind index run` (or start `tapemind serve`, which embeds in the "
-                    "background), or search with --mode fulltext meanwhile.",
+                    f"Agent {arow.name!r} has {kind} rows but none is embedded yet",
+                    person="run `tapemind index run` (or start `tapemind serve`, which embeds "
+                    "in the background), or search with --mode fulltext meanwhile.",
+                    agent="Tapemind embeds them in the background; " + _FULLTEXT_MEANWHILE,
                 )
             return []
         try:
@@ -417,14 +426,18 @@ class RetrievalService:
                 k = min(4 * k, MAX_K)
                 raw = None
         except EmbedderError as exc:
-            raise IndexNotReady(f"The embedder failed: {exc}") from None
+            raise IndexNotReady(
+                f"The embedder failed ({exc})", person="search with --mode fulltext meanwhile."
+            ) from None
         except (IndexNotReady, InvalidInput):
             raise
         except Exception as exc:  # chromadb: a broken or concurrently dropped collection
             log.warning("vector index query failed: %s", type(exc).__name__)
             raise IndexNotReady(
-                "The vector index could not answer; run `tapemind index rebuild` if this "
-                "persists, or search with --mode fulltext meanwhile."
+                "The vector index could not answer",
+                person="run `tapemind index rebuild` if this persists, or search with "
+                "--mode fulltext meanwhile.",
+                agent='search with mode "fulltext" meanwhile, and tell the owner if this persists.',
             ) from None
 
     @staticmethod

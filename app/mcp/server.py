@@ -104,7 +104,7 @@ def run_tool(
         engine_ms = (time.perf_counter() - started) * 1000
         result = to_json(value)
     except TapemindError as exc:
-        return error_result(f"{exc.message} [{exc.code}]")
+        return error_result(f"{exc.agent_message} [{exc.code}]")
     except Exception:
         log.exception("tool %s failed", name)
         return error_result(
@@ -163,7 +163,7 @@ def build_server(
         try:
             agent = identify(ctx)
         except TapemindError as exc:
-            return error_result(exc.message)
+            return error_result(exc.agent_message)
 
         # The engine is fetched on the worker thread too: a stdio server may have to
         # open the home again (its host went away), which can wait on the lock.
@@ -171,7 +171,7 @@ def build_server(
             try:
                 current = engine()
             except TapemindError as exc:
-                return error_result(exc.message)
+                return error_result(exc.agent_message)
             return run_tool(current, agent, params.name, params.arguments, session_of(ctx))
 
         return await anyio.to_thread.run_sync(call)

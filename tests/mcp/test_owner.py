@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app import Engine
-from app.errors import HomeBusy
+from app.errors import HomeBusy, NotFound
 from app.host.connect import open_home, own_home
 from app.host.lock import HomeLock
 from app.host.remote import RemoteEngine
@@ -116,6 +116,11 @@ def test_a_remote_engine_returns_the_same_values_as_the_engine(two_agents: Path)
             assert block.included[0].memory_id == made.memory.id
             with pytest.raises(Exception, match="No agent named 'Z'"):
                 remote.tape("Z")
+            # An error keeps what an agent reads over MCP (tools, not commands) too.
+            with pytest.raises(NotFound) as missing:
+                remote.memory(999_999, agent="A")
+            assert "tapemind memory list" in missing.value.message
+            assert "`search`" in missing.value.agent_message
         finally:
             opened.close()
     finally:

@@ -1,0 +1,38 @@
+"""What an agent reads when a tool fails: advice in tools and arguments it can use, never
+a `tapemind` command it cannot run; the CLI keeps the commands for people."""
+
+from __future__ import annotations
+
+from app import Engine
+from app.errors import NotFound
+from app.mcp.server import run_tool
+
+
+def test_an_index_not_ready_yet_points_the_agent_to_full_text(engine: Engine) -> None:
+    engine.add_agent("A")
+    engine.remember("A", "部署在周五下午", "project_fact")
+    refused = run_tool(engine, "A", "search", {"query": "部署", "mode": "semantic"})
+    assert refused.is_error
+    text = refused.content[0].text
+    assert 'mode "fulltext"' in text and "tapemind" not in text and "--mode" not in text
+    # A hybrid search falls back to full-text by itself and says so, without advice.
+    found = run_tool(engine, "A", "search", {"query": "部署"})
+    assert found.structured_content is not None
+    assert found.structured_content["hits"]
+    (note,) = found.structured_content["notes"]
+    assert "full-text only" in note and "tapemind" not in note
+
+
+def test_an_unknown_memory_points_the_agent_to_its_tools(engine: Engine) -> None:
+    engine.add_agent("A")
+    refused = run_tool(engine, "A", "memory", {"id": 999})
+    assert refused.is_error
+    text = refused.content[0].text
+    assert "`search`" in text and "tapemind" not in text and "[not_found]" in text
+    # A person at the CLI still gets the command.
+    try:
+        engine.memory(999, agent="A")
+    except NotFound as exc:
+        assert "tapemind memory list" in exc.message
+    else:
+        raise AssertionError("memory 999 exists")
