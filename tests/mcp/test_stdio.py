@@ -42,7 +42,10 @@ TOOLS = {
             "offset",
         },
     ),
-    "tape": (set(), {"thread", "turn", "kinds", "around", "since", "until", "limit"}),
+    "tape": (
+        set(),
+        {"thread", "turn", "kinds", "around", "since", "until", "limit", "max_chars"},
+    ),
     "memory": ({"id"}, {"id"}),
     "used": ({"turn", "memory_ids"}, {"turn", "memory_ids"}),
     "request_secret": ({"name", "reason"}, {"name", "reason", "wait_seconds"}),

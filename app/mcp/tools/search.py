@@ -6,8 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ...host.codec import to_json
 from ...models import CATEGORIES, STATUSES
 from .base import ToolArgs, engine_method, given, parse_time
+from .views import entry_view, lean
 
 # The values the engine's search accepts (app.search.SCOPES and MODES).
 Scope = Literal["memories", "tape", "all"]
@@ -54,18 +56,29 @@ class Args(ToolArgs):
 
 def run(engine: Any, agent: str, args: Args) -> Any:
     method = engine_method(engine, "search", NAME)
-    return method(
-        agent,
-        args.query,
-        **given(
-            scope=args.scope,
-            mode=args.mode,
-            category=args.category,
-            status=args.status,
-            thread=args.thread,
-            since=parse_time(args.since, "since"),
-            until=parse_time(args.until, "until"),
-            limit=args.limit,
-            offset=args.offset,
-        ),
+    found = to_json(
+        method(
+            agent,
+            args.query,
+            **given(
+                scope=args.scope,
+                mode=args.mode,
+                category=args.category,
+                status=args.status,
+                thread=args.thread,
+                since=parse_time(args.since, "since"),
+                until=parse_time(args.until, "until"),
+                limit=args.limit,
+                offset=args.offset,
+            ),
+        )
     )
+    # Each hit as an agent reads it (see .views): the memory or the entry, lean.
+    for hit in found["hits"]:
+        hit["score"] = round(hit["score"], 5)
+        for kind in ("memory", "entry"):
+            if hit.get(kind) is None:
+                hit.pop(kind, None)
+            else:
+                hit[kind] = lean(hit[kind]) if kind == "memory" else entry_view(hit[kind])
+    return found

@@ -6,14 +6,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ...host.codec import to_json
 from ...models import KINDS
 from .base import ToolArgs, parse_time
+from .views import TEXT_CHARS, entry_view
 
 NAME = "tape"
 DESCRIPTION = (
     "Read your tape, oldest first: the raw record of past turns. Filter by thread, turn, "
     "kinds or time, or read the entries around one entry id (e.g. a memory's source) to see "
-    "its context. Without `since`, returns the latest `limit` entries."
+    "its context. Without `since`, returns the latest `limit` entries. A long text is cut "
+    "at `max_chars` and marked `truncated`, which says how to read it whole."
 )
 READ_ONLY = True
 
@@ -36,6 +39,14 @@ class Args(ToolArgs):
     ] = None
     until: Annotated[str | None, Field(description="Up to this time (ISO 8601).")] = None
     limit: Annotated[int, Field(ge=1, le=1000, description="At most this many entries.")] = 50
+    max_chars: Annotated[
+        int,
+        Field(
+            ge=100,
+            le=10_000_000,
+            description="Each entry's text is cut at this many characters (marked truncated).",
+        ),
+    ] = TEXT_CHARS
 
 
 def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
@@ -49,4 +60,4 @@ def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
         until=parse_time(args.until, "until"),
         limit=args.limit,
     )
-    return {"entries": entries}
+    return {"entries": [entry_view(to_json(e), args.max_chars) for e in entries]}
