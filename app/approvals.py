@@ -9,6 +9,10 @@ the secret overrides it) decides what happens:
 - review: a reviewer (rules, then an optional LLM; see `app.reviewer`) allows one
   read, blocks, or leaves the request to a person.
 
+A denial holds: asking again for the same secret with the same reason within a day
+gets that denial back at once, rather than a new request to the owner; a new reason
+is a new request.
+
 Requests live in the database, so they survive a restart, and a request can be
 answered from another process while the asking one polls (`wait_seconds`). A
 value is delivered only to the agent a grant names, and only while the grant
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import update
 from sqlmodel import Session, col, select
@@ -36,6 +40,7 @@ from .vault.records import REQUEST_STATUSES, SCOPES, AccessRequest, SecretResult
 from .vault.service import VaultService
 
 DEFAULT_TTL_S = 24 * 3600.0  # a request nobody waits on stays answerable for a day
+DENIAL_HOLDS_S = 24 * 3600.0  # the same question, denied, is not asked again for a day
 POLL_S = 0.2
 MAX_REASON_CHARS = 1000
 
@@ -69,40 +74,46 @@ def request(
             request_id, grant_id, mode = None, grant.id, None
         else:
             req = _pending_for(s, arow, srow, session)
-            expires = to_iso(now + timedelta(seconds=ttl))
-            fresh = req is None
-            if req is None:
-                settings = AgentSettings.from_dict(json.loads(arow.settings))
-                req = AccessRequestRow(
-                    agent_id=arow.id or 0,
-                    agent=arow.name,
-                    secret_id=srow.id,
-                    secret=srow.name,
-                    reason=reason,
-                    session=session,
-                    mode=srow.mode or settings.permission_mode,
-                    status="pending",
-                    created_at=to_iso(now),
-                    expires_at=expires,
-                )
-                s.add(req)
-                s.flush()
-                record(
-                    s,
-                    to_iso(now),
-                    "access_request.create",
-                    agent=agent,
-                    actor="agent",
-                    ids=[req.id, srow.name],
-                )
-            elif expires > req.expires_at:
-                req.expires_at = expires  # asked again, waiting longer
-                s.add(req)
-            if req.mode == "auto":
-                _decide(s, rt, req, allow=True, scope="once", by="auto", reason="auto mode")
-            request_id = req.id
-            grant_id = req.grant_id
-            mode = req.mode
+            denied = None if req is not None else _denied_for(s, arow, srow, session, reason, now)
+            if denied is not None:
+                # The owner (or the reviewer) already said no to this very question:
+                # the agent learns it, and the owner is not asked again.
+                request_id, grant_id, mode = denied, None, None
+            else:
+                expires = to_iso(now + timedelta(seconds=ttl))
+                fresh = req is None
+                if req is None:
+                    settings = AgentSettings.from_dict(json.loads(arow.settings))
+                    req = AccessRequestRow(
+                        agent_id=arow.id or 0,
+                        agent=arow.name,
+                        secret_id=srow.id,
+                        secret=srow.name,
+                        reason=reason,
+                        session=session,
+                        mode=srow.mode or settings.permission_mode,
+                        status="pending",
+                        created_at=to_iso(now),
+                        expires_at=expires,
+                    )
+                    s.add(req)
+                    s.flush()
+                    record(
+                        s,
+                        to_iso(now),
+                        "access_request.create",
+                        agent=agent,
+                        actor="agent",
+                        ids=[req.id, srow.name],
+                    )
+                elif expires > req.expires_at:
+                    req.expires_at = expires  # asked again, waiting longer
+                    s.add(req)
+                if req.mode == "auto":
+                    _decide(s, rt, req, allow=True, scope="once", by="auto", reason="auto mode")
+                request_id = req.id
+                grant_id = req.grant_id
+                mode = req.mode
     if fresh and grant_id is None and request_id is not None and mode == "review":
         # Reviewed once, when made: an escalated request then waits for a person.
         _review(rt, vault, request_id)
@@ -112,6 +123,31 @@ def request(
         return grants.deliver(rt, vault, agent, name, grant_id, request_id)
     assert request_id is not None
     return _result(rt, request_id)
+
+
+def _denied_for(
+    s: Session, arow: AgentRow, srow: SecretRow, session: str | None, reason: str, now: datetime
+) -> int | None:
+    """The request that asked this very question (agent, secret, session, reason) and was
+    denied in the last DENIAL_HOLDS_S, if any."""
+    since = to_iso(now - timedelta(seconds=DENIAL_HOLDS_S))
+    same_session = (
+        col(AccessRequestRow.session).is_(None)
+        if session is None
+        else col(AccessRequestRow.session) == session
+    )
+    return s.exec(
+        select(AccessRequestRow.id)
+        .where(
+            AccessRequestRow.agent_id == arow.id,
+            AccessRequestRow.secret_id == srow.id,
+            AccessRequestRow.status == "denied",
+            AccessRequestRow.reason == reason,
+            col(AccessRequestRow.decided_at) >= since,
+            same_session,
+        )
+        .order_by(col(AccessRequestRow.id).desc())
+    ).first()
 
 
 def _pending_for(
@@ -195,6 +231,8 @@ def _result(rt: Runtime, request_id: int) -> SecretResult:
         req = s.get(AccessRequestRow, request_id)
         assert req is not None
         why: str | None = req.decision_reason
+        if req.status == "denied" and why is None:
+            why = f"the owner denied request {req.id}; ask again only with a new reason"
         if req.status == "pending" and why is None:
             why = (
                 f"waiting for the owner to answer request {req.id} (`tapemind approvals "

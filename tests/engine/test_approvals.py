@@ -110,6 +110,30 @@ def test_deny_and_double_answer(vault: Engine) -> None:
     assert vault.grants() == []
 
 
+def test_a_denial_holds_for_the_same_question(vault: Engine, clock: ManualClock) -> None:
+    """Asked again with the same reason, the agent gets the owner's no back at once and
+    the owner is not asked again; a new reason, or a day later, is a new request."""
+    req = vault.request_secret("alice", "API_KEY", "部署需要 deploy key")
+    assert req.request_id is not None
+    vault.answer_request(req.request_id, False, reason="not for this task")
+    again = vault.request_secret("alice", "API_KEY", "部署需要 deploy key", wait_seconds=5)
+    assert again.status == "denied" and again.request_id == req.request_id
+    assert again.value is None and again.reason == "not for this task"
+    assert vault.access_requests(status="pending") == []
+    # Bob asking the same is his own question.
+    assert vault.request_secret("bob", "API_KEY", "部署需要 deploy key").status == "pending"
+    # A new reason is a new question for the owner.
+    other = vault.request_secret("alice", "API_KEY", "rotate the key, issue 7")
+    assert other.status == "pending" and other.request_id != req.request_id
+    assert other.request_id is not None
+    vault.answer_request(other.request_id, False)  # no reason given: the agent is told so
+    told = vault.request_secret("alice", "API_KEY", "rotate the key, issue 7")
+    assert told.status == "denied" and "new reason" in (told.reason or "")
+    # A day later the owner is asked again.
+    clock.advance(hours=25)
+    assert vault.request_secret("alice", "API_KEY", "部署需要 deploy key").status == "pending"
+
+
 def test_auto_mode_is_allowed_and_audited(vault: Engine) -> None:
     got = vault.request_secret("robot", "API_KEY", "scheduled sync")
     assert got.allowed and got.value == VALUE and got.decided_by == "auto"
