@@ -324,8 +324,9 @@ def read(
 ) -> list[TapeEntry]:
     """Entries of one agent in tape order.
 
-    With `around`, the entries of that entry's thread nearest to it (limit//2 on
-    each side). With `since`, the first `limit` entries from then on; otherwise
+    With `around`, the `limit` entries of that entry's thread nearest to it: the entry,
+    then as many before it as after it (one more before when they cannot be even), the
+    other side making up for a side that has too few. With `since`, the first `limit` entries from then on; otherwise
     the latest `limit` entries.
     """
     if limit <= 0:
@@ -341,19 +342,22 @@ def read(
             anchor = s.get(TapeEntryRow, around)
             if anchor is None or anchor.agent_id != arow.id:
                 raise NotFound(f"No entry {around} on the tape of agent {agent!r}.")
-            half = max(1, limit // 2)
+            others = limit - 1
             same = q.where(TapeEntryRow.thread == anchor.thread)
             before = s.exec(
-                same.where(TapeEntryRow.seq <= anchor.seq)
+                same.where(TapeEntryRow.seq < anchor.seq)
                 .order_by(TapeEntryRow.seq.desc())  # type: ignore[attr-defined]
-                .limit(half + 1)
+                .limit(others)
             ).all()
             after = s.exec(
                 same.where(TapeEntryRow.seq > anchor.seq)
                 .order_by(col(TapeEntryRow.seq))
-                .limit(half)
+                .limit(others)
             ).all()
-            return [to_entry(r, agent) for r in [*reversed(before), *after]]
+            n_after = min(len(after), others - min(len(before), (others + 1) // 2))
+            n_before = min(len(before), others - n_after)
+            rows = [*reversed(before[:n_before]), anchor, *after[:n_after]]
+            return [to_entry(r, agent) for r in rows]
         if thread is not None:
             q = q.where(TapeEntryRow.thread == thread)
         if turn is not None:

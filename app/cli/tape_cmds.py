@@ -137,7 +137,7 @@ def append(
     "--around",
     type=int,
     metavar="ENTRY_ID",
-    help="The entries of that entry's thread nearest to it.",
+    help="The --limit entries of that entry's thread nearest to it, the entry among them.",
 )
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
 @click.option("--full", is_flag=True, help="Print whole texts instead of one line each.")

@@ -201,7 +201,13 @@ def test_tape_show_filters(ready, run_json, tmp_path: Path) -> None:
     assert texts("--until", "2026-10-01T23:00:00Z") == ["部署脚本在哪？"]
     assert texts("--limit", "2") == ["ops/deploy.sh", "thanks"]
     assert texts("--since", "2026-10-01", "--limit", "1") == ["部署脚本在哪？"]
-    assert texts("--around", "2", "--limit", "2") == ["部署脚本在哪？", "find ops", "ops/deploy.sh"]
+    # --around: exactly --limit entries of the thread, the entry among them, nearest first.
+    assert texts("--around", "2", "--limit", "1") == ["find ops"]
+    assert texts("--around", "2", "--limit", "2") == ["部署脚本在哪？", "find ops"]
+    assert texts("--around", "2", "--limit", "3") == ["部署脚本在哪？", "find ops", "ops/deploy.sh"]
+    # At the thread's first entry, the later side makes up for the missing earlier one.
+    assert texts("--around", "1", "--limit", "3") == ["部署脚本在哪？", "find ops", "ops/deploy.sh"]
+    assert texts("--around", "3", "--limit", "9") == ["部署脚本在哪？", "find ops", "ops/deploy.sh"]
     human = ready("tape", "show", "--agent", "cc", "--thread", "t1").stdout
     assert "部署脚本在哪？" in human and "TEXT" in human and "thanks" not in human
     full = ready("tape", "show", "--agent", "cc", "--full").stdout

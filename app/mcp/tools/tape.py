@@ -32,7 +32,11 @@ class Args(ToolArgs):
     ] = None
     around: Annotated[
         int | None,
-        Field(ge=1, description="An entry id: the entries of its thread nearest to it."),
+        Field(
+            ge=1,
+            description="An entry id: the `limit` entries of its thread nearest to it, "
+            "the entry among them.",
+        ),
     ] = None
     since: Annotated[
         str | None, Field(description="From this time on (ISO 8601, e.g. 2026-11-30).")
