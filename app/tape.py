@@ -326,8 +326,8 @@ def read(
 
     With `around`, the `limit` entries of that entry's thread nearest to it: the entry,
     then as many before it as after it (one more before when they cannot be even), the
-    other side making up for a side that has too few. With `since`, the first `limit` entries from then on; otherwise
-    the latest `limit` entries.
+    other side making up for a side that has too few. With `since`, the first `limit`
+    entries from then on; otherwise the latest `limit` entries.
     """
     if limit <= 0:
         raise InvalidInput("limit must be a positive number.")
