@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -64,3 +65,9 @@ def home_path(state: State) -> Path:
     from ..home import resolve
 
     return resolve(state.home)
+
+
+def at_terminal() -> bool:
+    """A person is typing (stdin is a terminal): destructive commands ask first; scripts,
+    pipes and CI are not prompted."""
+    return sys.stdin.isatty()

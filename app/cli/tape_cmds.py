@@ -13,8 +13,8 @@ import click
 from ..clock import from_iso
 from ..errors import InvalidInput
 from ..models import KINDS, ROLES
-from .base import State, json_option, pass_state
-from .output import emit_json, printable, short_time, table
+from .base import State, at_terminal, json_option, pass_state
+from .output import clip, emit_json, printable, short_time, table
 
 
 def parse_time(value: str | None, flag: str) -> datetime | None:
@@ -198,11 +198,22 @@ def show(
 
 @tape.command("erase")
 @click.argument("entry_id", type=int)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @json_option
 @pass_state
-def erase(state: State, entry_id: int) -> None:
+def erase(state: State, entry_id: int, yes: bool) -> None:
     """Erase an entry's content (privacy); its hash stays as a tombstone."""
-    entry = state.engine().erase_entry(entry_id)
+    engine = state.engine()
+    if not yes and at_terminal():
+        shown = engine.entry(entry_id)  # NotFound before asking
+        if not shown.erased and not click.confirm(
+            f"Erase the content of entry {entry_id} ({shown.thread}: "
+            f"{clip(shown.text, 40)})? This cannot be undone",
+            default=False,
+            err=True,
+        ):
+            raise click.exceptions.Exit(1)
+    entry = engine.erase_entry(entry_id)
     if state.as_json:
         emit_json(entry)
     else:

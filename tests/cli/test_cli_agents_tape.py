@@ -232,6 +232,22 @@ def test_tape_erase_keeps_a_hash_tombstone(ready, run_json) -> None:
     fails(ready("tape", "erase", "999", ok=False), 3, "No tape entry 999", "tape show")
 
 
+def test_tape_erase_asks_a_person_first(ready, run_json, monkeypatch) -> None:
+    import app.cli.tape_cmds
+
+    entry_id = _append(ready, "--text", "我的住址是榆树街 12 号")
+    monkeypatch.setattr(app.cli.tape_cmds, "at_terminal", lambda: True)
+    declined = ready("tape", "erase", str(entry_id), input="n\n", ok=False)
+    assert declined.exit_code == 1 and "Erase the content of entry" in declined.stderr
+    assert "我的住址是榆树街" in declined.stderr  # the person sees what they are erasing
+    assert run_json("tape", "show", "--agent", "cc")[0]["text"] == "我的住址是榆树街 12 号"
+    assert "Erased entry" in ready("tape", "erase", str(entry_id), input="y\n").stdout
+    assert run_json("tape", "show", "--agent", "cc")[0]["erased"] is True
+    # --yes (or no terminal, as in scripts) does not ask.
+    other = _append(ready, "--text", "phone 555-0100")
+    assert "Erase the content" not in ready("tape", "erase", str(other), "--yes").stderr
+
+
 def test_unknown_agent_on_tape_commands(ready) -> None:
     fails(ready("tape", "show", "--agent", "ghost", ok=False), 3, "No agent named 'ghost'")
     fails(
