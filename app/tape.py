@@ -356,8 +356,8 @@ def read(
             ).all()
             n_after = min(len(after), others - min(len(before), (others + 1) // 2))
             n_before = min(len(before), others - n_after)
-            rows = [*reversed(before[:n_before]), anchor, *after[:n_after]]
-            return [to_entry(r, agent) for r in rows]
+            window = [*reversed(before[:n_before]), anchor, *after[:n_after]]
+            return [to_entry(r, agent) for r in window]
         if thread is not None:
             q = q.where(TapeEntryRow.thread == thread)
         if turn is not None:
