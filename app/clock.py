@@ -6,6 +6,8 @@ import threading
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
+from .errors import InvalidInput
+
 
 class Clock(Protocol):
     def now(self) -> datetime:
@@ -50,6 +52,15 @@ def to_iso(when: datetime) -> str:
         f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"
         f"{utc.second:02d}.{utc.microsecond:06d}Z"
     )
+
+
+def check_window(since: datetime | None, until: datetime | None) -> None:
+    """Refuse a time window that ends before it starts: it would match nothing, silently."""
+    if since is not None and until is not None and to_iso(since) > to_iso(until):
+        raise InvalidInput(
+            f"since ({to_iso(since)[:19]}Z) is after until ({to_iso(until)[:19]}Z): nothing "
+            "can match. Swap them."
+        )
 
 
 def from_iso(text: str) -> datetime:

@@ -23,6 +23,7 @@ from typing import Any
 from sqlmodel import Session
 
 from . import rare_terms
+from .clock import check_window
 from .db.store import dbapi
 from .errors import InvalidInput, TapemindError
 from .intake import check_category
@@ -191,6 +192,7 @@ def search(
 ) -> SearchResult:
     """Search one agent's memories and/or tape. See the module doc."""
     f = validate(query, scope, mode, limit, offset, category, status)
+    check_window(since, until)
     f = Filters(f.category, f.statuses, thread, since, until)
     kinds = (
         ("memory", "tape")

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from .clock import from_iso, to_iso
+from .clock import check_window, from_iso, to_iso
 from .db.schema import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow
 from .db.store import dbapi
 from .errors import InvalidInput, NotFound
@@ -331,6 +331,7 @@ def read(
     """
     if limit <= 0:
         raise InvalidInput("limit must be a positive number.")
+    check_window(since, until)
     limit = min(limit, MAX_READ)
     for k in kinds or ():
         if k not in KINDS:

@@ -312,3 +312,17 @@ def test_an_entry_dated_before_the_year_1000_reads_back(cc: Engine) -> None:
     assert cc.entry(entry_id).created_at == when
     early = cc.tape("cc", until=datetime(1000, 1, 1, tzinfo=UTC))  # sorts as text too
     assert [e.id for e in early] == [entry_id]
+
+
+def test_a_window_that_ends_before_it_starts_is_refused(cc: Engine) -> None:
+    from datetime import UTC, datetime
+
+    cc.append("cc", [{"thread": "t", "role": "user", "text": "部署在周五"}])
+    later, earlier = datetime(2026, 11, 30, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC)
+    for read in (
+        lambda: cc.tape("cc", since=later, until=earlier),
+        lambda: cc.search("cc", "部署", scope="all", since=later, until=earlier),
+    ):
+        with pytest.raises(InvalidInput, match="since .* is after until .*Swap them"):
+            read()
+    assert cc.tape("cc", since=earlier, until=later) == cc.tape("cc")
