@@ -154,7 +154,11 @@ def show(state: State, memory_id: int) -> None:
 @memory.command("list")
 @click.option("--agent", required=True)
 @click.option("--category", type=click.Choice(CATEGORIES))
-@click.option("--status", type=click.Choice(STATUSES))
+@click.option(
+    "--status",
+    type=click.Choice([*STATUSES, "any"]),
+    help="Only memories of this status (default: any, as `search --status any`).",
+)
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @json_option
@@ -164,7 +168,11 @@ def list_(
 ) -> None:
     """An agent's memories, newest first."""
     items = state.engine().memories(
-        agent, category=category, status=status, limit=limit, offset=offset
+        agent,
+        category=category,
+        status=None if status == "any" else status,
+        limit=limit,
+        offset=offset,
     )
     if state.as_json:
         emit_json(items)

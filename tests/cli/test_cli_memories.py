@@ -230,6 +230,8 @@ def test_memory_list_filters_and_pages(ready, run_json, entry: int) -> None:
     assert [m["id"] for m in active] == [7, 6, 5, 3, 2, 1]
     forgotten = run_json("memory", "list", "--agent", "cc", "--status", "forgotten")
     assert [m["id"] for m in forgotten] == [4]
+    every = run_json("memory", "list", "--agent", "cc", "--status", "any")
+    assert [m["id"] for m in every] == [7, 6, 5, 4, 3, 2, 1]  # as search --status any
     mixed = run_json("memory", "list", "--agent", "cc", "--limit", "3", "--offset", "2")
     assert [m["id"] for m in mixed] == [5, 4, 3]  # statuses interleave in id order
     human = ready("memory", "list", "--agent", "cc").stdout
