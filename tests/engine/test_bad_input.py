@@ -323,6 +323,6 @@ def test_a_window_that_ends_before_it_starts_is_refused(cc: Engine) -> None:
         lambda: cc.tape("cc", since=later, until=earlier),
         lambda: cc.search("cc", "部署", scope="all", since=later, until=earlier),
     ):
-        with pytest.raises(InvalidInput, match="since .* is after until .*Swap them"):
+        with pytest.raises(InvalidInput, match=r"since .* is after until .*Swap them"):
             read()
     assert cc.tape("cc", since=earlier, until=later) == cc.tape("cc")
