@@ -34,7 +34,9 @@ from .db.store import Store
 from .errors import InvalidInput, NotFound
 
 STATE_FILE = ".tapemind-mirror.json"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+# Letters and digits of any script stay (a Chinese thread keeps its name); path separators,
+# spaces, punctuation and the characters Windows forbids do not.
+_UNSAFE = re.compile(r"[^\w.-]+")
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,8 @@ class MirrorReport:
 
 
 def thread_file(thread: str) -> str:
-    """A portable file name for a thread: safe ASCII part plus a hash of the full name."""
+    """A portable file name for a thread: its letters and digits (any script), plus a hash
+    of the full name so two threads never share a file."""
     safe = _UNSAFE.sub("_", thread).strip("._")[:40] or "thread"
     digest = hashlib.sha1(thread.encode("utf-8")).hexdigest()[:8]
     return f"{safe}-{digest}.jsonl"

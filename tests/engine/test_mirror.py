@@ -56,7 +56,8 @@ def test_mirror_files_and_sync(engine: Engine, tmp_path: Path) -> None:
     assert front["parents"] == [{"id": first.memory.id, "relation": "referenced"}]
     assert m1.read_text(encoding="utf-8").endswith("项目的数据库是 PostgreSQL\n")
     tape = out / "tape" / thread_file("项目/讨论 1")
-    assert tape.name.isascii() and "/" not in tape.name
+    # A Chinese thread keeps its name in its file's; the separator and space do not.
+    assert tape.name.startswith("项目_讨论_1-") and tape.name.endswith(".jsonl")
     lines = [json.loads(x) for x in tape.read_text(encoding="utf-8").splitlines()]
     assert [x["id"] for x in lines] == list(ids[:2]) and lines[0]["text"] == "数据库用 PostgreSQL"
     assert "项目/讨论 1" in (out / "tape" / "threads.tsv").read_text(encoding="utf-8")
