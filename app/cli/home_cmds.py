@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..engine import Engine
+from ..errors import InvalidInput
 from .base import State, home_path, json_option, pass_state
 from .output import emit_json, short_time, table
 
@@ -91,6 +92,9 @@ def export_(state: State, out: str) -> None:
 @pass_state
 def import_(state: State, file: Path) -> None:
     """Import an export into an empty home (created if needed)."""
+    if not file.expanduser().is_file():
+        # Before the home is created: a mistyped path must not leave an empty home behind.
+        raise InvalidInput(f"No export file at {file}: give the path `tapemind export` wrote.")
     engine = state.engine(create=not (home_path(state) / "tapemind.db").exists())
     counts = engine.import_(file)
     if state.as_json:

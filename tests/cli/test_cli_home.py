@@ -117,7 +117,13 @@ def test_import_refuses_a_non_empty_home_and_bad_files(ready, run_json, tmp_path
     junk = tmp_path / "junk.jsonl"
     junk.write_text("hello\n")
     fails(ready("import", str(junk), ok=False), 2, "not a Tapemind export")
-    fails(ready("import", str(tmp_path / "missing.jsonl"), ok=False), 2, "Cannot read")
+    fails(ready("import", str(tmp_path / "missing.jsonl"), ok=False), 2, "No export file at")
+
+
+def test_a_mistyped_import_path_leaves_no_home_behind(run, home: Path, tmp_path: Path) -> None:
+    assert not (home / "tapemind.db").exists()
+    fails(run("import", str(tmp_path / "missing.jsonl"), ok=False), 2, "No export file at")
+    assert not (home / "tapemind.db").exists()
 
 
 def test_demo_seeds_two_agents_with_everything(run, run_json, home: Path) -> None:
