@@ -1,6 +1,8 @@
 """A candidate memory's nearest active memories, for confrontation at write time.
 
 Full-text and vector neighbours are fused (`search.fuse`), so unembedded memories count.
+The vector half also holds the agent's memories still waiting to be embedded
+(`app.index.waiting`): remembered moments ago, they are not in the vector index yet.
 The vector half (the candidate's embedding and the HNSW query) runs on the retrieval
 service's worker thread while this thread ranks full-text neighbours: numpy, chromadb and
 SQLite's FTS5 ranking release the GIL, so the two overlap on a second core.
@@ -53,6 +55,14 @@ def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neig
         except Exception:  # the index is derived data: full-text alone still confronts
             log.exception("vector neighbours failed; confronting with full-text only")
             lists["semantic"] = []
+        try:
+            waiting = retrieval.waiting_ids(s, arow, body, NEIGHBOURS)
+        except Exception:  # an embedder that fails now: the other lists still confront
+            log.exception("not-yet-embedded neighbours failed; confronting without them")
+            waiting = []
+        if waiting:
+            merged = dict(lists["semantic"]) | dict(waiting)
+            lists["semantic"] = sorted(merged.items(), key=lambda p: -p[1])[:NEIGHBOURS]
         cosines = dict(lists["semantic"])
     ids = [key for key, _, _ in fuse(lists)[:NEIGHBOURS]]
     if not ids:

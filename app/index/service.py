@@ -181,6 +181,13 @@ class RetrievalService:
             return 0.1
         return MIN_SIMILARITY.get(name, DEFAULT_MIN_SIMILARITY)
 
+    def waiting_ids(self, s: Tx, arow: AgentLike, body: str, n: int) -> list[tuple[int, float]]:
+        """(id, cosine) of the agent's memories still waiting to be embedded that are
+        nearest to `body` (confrontation; see `app.index.waiting`)."""
+        from .waiting import nearest_waiting
+
+        return nearest_waiting(self, s, arow, body, n)
+
     def known_vector(self, embedder: Embedder, body: str) -> Vectors | None:
         """The vector of `body` this process already computed as a query (issue 4: a
         remembered candidate was embedded to find its neighbours), when `embedder`

@@ -53,3 +53,6 @@ class VectorStandIn:
 
     def semantic_search(self, s, arow, kind, query, f, n, pending=None):  # type: ignore[no-untyped-def]
         return self.semantic_ids(s, arow, kind, query, f, n)
+
+    def waiting_ids(self, s, arow, body, n):  # type: ignore[no-untyped-def]
+        return []  # nothing waits to be embedded: `semantic_ids` decides what is near
