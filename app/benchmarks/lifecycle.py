@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import text
 
 from ..clock import to_iso
+from ..embedders import queries_are_documents
 from ..engine import Engine
 from ..fulltext import index_tokens
 from ..textnorm import memory_hash
@@ -232,6 +233,10 @@ class _EmbedTimer:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.name, self.dim = inner.name, inner.dim
+        # As the model does: the product reuses a remembered text's query vector as its
+        # document vector only for models that say so, and a wrapper hiding it measured
+        # embeddings the product does not make.
+        self.queries_are_documents = queries_are_documents(inner)
         self.ms: list[float] = []
 
     def embed_documents(self, texts: Sequence[str]) -> Any:
