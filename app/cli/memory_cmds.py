@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..models import CATEGORIES, STATUSES, MemoryDetail, RememberResult
-from .base import State, json_option, pass_state
+from .base import State, at_terminal, json_option, pass_state
 from .output import clip, emit_json, fields, short_time, table, times
 
 
@@ -210,13 +210,29 @@ def edit(state: State, memory_id: int, text: str) -> None:
 
 @click.command()
 @click.argument("memory_id", type=int)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @json_option
 @pass_state
-def forget(state: State, memory_id: int) -> None:
+def forget(state: State, memory_id: int, yes: bool) -> None:
     """Forget a memory: its text is removed; a hash keeps it from being learned again."""
-    m = state.engine().forget(memory_id)
+    engine = state.engine()
+    before = engine.memory(memory_id).memory  # NotFound before asking
+    if (
+        before.status != "forgotten"
+        and not yes
+        and at_terminal()
+        and not click.confirm(
+            f"Forget memory {memory_id} ({clip(before.text, 50)})? Its text is removed for good",
+            default=False,
+            err=True,
+        )
+    ):
+        raise click.exceptions.Exit(1)
+    m = engine.forget(memory_id)
     if state.as_json:
         emit_json(m)
+    elif before.status == "forgotten":
+        click.echo(f"Memory {m.id} was already forgotten; nothing changed.")
     else:
         click.echo(f"Forgot memory {m.id}; the same text will be refused from now on.")
 

@@ -277,6 +277,7 @@ def test_forget_removes_the_text_everywhere(ready, run_json, home: Path, entry: 
         "remember", "--agent", "cc", "--category", "lesson", "Lin keeps an epipen 随身带肾上腺素笔"
     )["memory"]
     assert "Forgot memory" in ready("forget", str(made["id"])).stdout
+    assert "already forgotten" in ready("forget", str(made["id"])).stdout
     forgotten = run_json("forget", str(unsourced["id"]))
     assert forgotten["status"] == "forgotten" and forgotten["text"] == ""
 
@@ -325,3 +326,16 @@ def test_used_reinforces_and_becomes_lineage(ready, run_json, entry: int) -> Non
     parents = run_json("memory", "show", str(child))["parents"]
     assert [(p["memory_id"], p["relation"]) for p in parents] == [(used_id, "derived")]
     fails(ready("used", "--agent", "cc", "--turn", "u9", "999", ok=False), 4, "Memory 999")
+
+
+def test_forget_asks_a_person_first(ready, run_json, monkeypatch) -> None:
+    import app.cli.memory_cmds
+
+    made = run_json("remember", "--agent", "cc", "--category", "preference", "用户喜欢绿茶")
+    memory_id = str(made["memory"]["id"])
+    monkeypatch.setattr(app.cli.memory_cmds, "at_terminal", lambda: True)
+    declined = ready("forget", memory_id, input="n\n", ok=False)
+    assert declined.exit_code == 1 and "用户喜欢绿茶" in declined.stderr
+    assert run_json("memory", "show", memory_id)["memory"]["text"] == "用户喜欢绿茶"
+    assert "Forgot memory" in ready("forget", memory_id, "--yes").stdout
+    assert run_json("memory", "show", memory_id)["memory"]["status"] == "forgotten"
