@@ -72,17 +72,18 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
                 "format": fmt,
                 "threads": batch.threads,
                 "added": added,
-                "skipped": skipped,
-                "problems": problems,
+                "skipped": skipped,  # already on the tape (kept for scripts)
+                "already_there": skipped,
+                "problems": problems,  # lines that could not be read, not imported
             }
         )
         return
     click.echo(
-        f"Imported {added} entries from {batch.threads} thread(s) into {agent}'s tape "
-        f"({skipped} already there)."
+        f"Imported {added} entries from {batch.threads} thread(s) into the tape of agent "
+        f"{agent} ({skipped} already there)."
     )
     for p in problems:  # each message already names the file and line
-        click.echo(f"  skipped: {p['message']}", err=True)
+        click.echo(f"  not imported: {p['message']}", err=True)
 
 
 def register(cli: click.Group) -> None:

@@ -34,6 +34,7 @@ def test_import_history_twice_adds_nothing_locally_and_through_the_host(two_agen
             str(HISTORIES / "claude-code"),
         )
         assert again["added"] == 0 and again["skipped"] == first["added"]
+        assert again["already_there"] == first["added"]
         codex = cli_json(
             home, "import-history", "--agent", "A", "--from", "codex", str(HISTORIES / "codex")
         )
