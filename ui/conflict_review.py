@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from .conflict_data import ConflictView, Side
 from .dialogs import TextEditDialog
-from .i18n import tr
+from .i18n import tr, word
 from .reasons import reason_text
 from .widgets import fmt_age, fmt_time, section_label, title_label
 
@@ -93,7 +93,7 @@ class SidePanel(QFrame):
         memory = f"  #{side.memory_id}" if side.memory_id is not None else ""
         self.title.setText(self.base_title + memory)
         self.text.setText(side.text or tr("(forgotten)"))
-        facts = [tr(side.category)] if side.category else []
+        facts = [word(side.category)] if side.category else []
         if side.importance is not None:
             facts.append(tr("importance {value}").format(value=f"{side.importance:.2f}"))
         if side.created_at is not None:
@@ -245,7 +245,7 @@ class ConflictReviewDialog(QDialog):
             agent=c.agent, age=fmt_age(c.age_s) or "—"
         )
         if c.arbiter:
-            meta += " · " + tr("raised by the {arbiter} arbiter").format(arbiter=c.arbiter)
+            meta += " · " + tr("raised by the {arbiter} arbiter").format(arbiter=word(c.arbiter))
         self.meta.setText(meta)
         self.reason.setText(reason_text(c.reason) or "—")
         self.old_panel.show_side(c.old)

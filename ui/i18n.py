@@ -29,6 +29,14 @@ def tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
+def word(code: str) -> str:
+    """An engine code (category, status, arbiter…) as words in the current language:
+    its translation, else the code with its underscores made spaces ("project fact"),
+    so English never shows a person "project_fact"."""
+    text = tr(code)
+    return text.replace("_", " ") if text == code else text
+
+
 def system_language() -> str:
     return "zh" if QLocale.system().name().lower().startswith("zh") else "en"
 

@@ -53,6 +53,9 @@ ZH: dict[str, str] = {
     "project_fact": "项目事实",
     "task_outcome": "任务结果",
     "lesson": "经验教训",
+    # arbiters (conflict review: "raised by the offline arbiter")
+    "offline": "离线",
+    "llm": "大模型",
     "active": "活跃",
     "archived": "已归档",
     "superseded": "已取代",
@@ -202,7 +205,7 @@ ZH: dict[str, str] = {
     "Review conflict": "审查冲突",
     "Conflict {pos} of {n}": "冲突 {pos} / {n}",
     "Agent {agent} · open for {age}": "智能体 {agent} · 已等待 {age}",
-    "raised by the {arbiter} arbiter": "由 {arbiter} 仲裁器提出",
+    "raised by the {arbiter} arbiter": "由{arbiter}仲裁器提出",
     "Arbiter's reason": "仲裁理由",
     "importance {value}": "重要度 {value}",
     "learned {time}": "记住于 {time}",

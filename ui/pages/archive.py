@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..agent_choice import choose_agent, show_agents
-from ..i18n import tr
+from ..i18n import tr, word
 from ..probe import field
 from ..tablemodels import Column, RowFilterProxy, RowsModel
 from ..widgets import fmt_time, one_line, title_label
@@ -34,7 +34,7 @@ def _strength(m: Any) -> str:
 
 ARCHIVE_COLUMNS = (
     Column("ID", lambda m: str(m.id), lambda m: m.id, align_right=True),
-    Column("Category", lambda m: tr(m.category)),
+    Column("Category", lambda m: word(m.category)),
     Column("Text", lambda m: one_line(m.text)),
     Column("Strength", _strength, lambda m: field(m, "strength", default=0) or 0, True),
     Column(

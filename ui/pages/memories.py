@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from ..agent_choice import show_agents
 from ..dialogs import ConfirmDialog, TextEditDialog
 from ..glyphwarm import GlyphWarmer, common_characters
-from ..i18n import tr
+from ..i18n import tr, word
 from ..tablemodels import LazyRowsModel, RowFilterProxy
 from ..tableview import AppendingTableView
 from ..widgets import draw_text_unshaped, one_line, title_label
@@ -62,7 +62,7 @@ class MemoriesPage(Page):
         self.category_box = QComboBox()
         self.category_box.addItem(tr("All categories"), None)
         for c in CATEGORIES:
-            self.category_box.addItem(tr(c), c)
+            self.category_box.addItem(word(c), c)
         self.status_box = QComboBox()
         self.status_box.addItem(tr("All statuses"), None)
         for s in STATUSES:
@@ -308,7 +308,7 @@ class MemoriesPage(Page):
         known = {1: CATEGORIES, 6: STATUSES}  # every value these columns can show
         for col in (0, 1, 3, 4, 5, 6, 7):
             column = MEMORY_COLUMNS[col]
-            values = [tr(v) for v in known[col]] if col in known else [column.display(row)]
+            values = [word(v) for v in known[col]] if col in known else [column.display(row)]
             wide = max(metrics.horizontalAdvance(v) for v in [tr(column.header), *values])
             self.table.setColumnWidth(col, min(wide + 28, 150))
 

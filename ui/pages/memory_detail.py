@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..i18n import tr
+from ..i18n import tr, word
 from ..widgets import EmptyState, fmt_time, one_line, section_label
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -134,7 +134,7 @@ class MemoryDetailPane(QWidget):
             return
         m = detail.memory
         self.header.setText(
-            f"#{m.id} · {tr(m.category)} · {tr(m.status)} · {tr('version')} {m.version}"
+            f"#{m.id} · {word(m.category)} · {word(m.status)} · {tr('version')} {m.version}"
         )
         self.text.setText(m.text if m.text else tr("(forgotten: the text was removed)"))
         self.fields["importance"].setText(f"{m.importance:.2f}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..agent_choice import choose_agent
-from ..i18n import tr
+from ..i18n import tr, word
 from ..tablemodels import Column
 from ..widgets import fmt_time, one_line
 
@@ -17,7 +17,7 @@ SEARCH_LIMIT = 200  # the engine's page limit for one search
 
 MEMORY_COLUMNS = (
     Column("ID", lambda m: str(m.id), lambda m: m.id, align_right=True),
-    Column("Category", lambda m: tr(m.category)),
+    Column("Category", lambda m: word(m.category)),
     Column(
         "Text",
         lambda m: one_line(m.text) if m.text else tr("(forgotten)"),

@@ -876,6 +876,10 @@
         <translation>经验教训</translation>
     </message>
     <message>
+        <source>llm</source>
+        <translation>大模型</translation>
+    </message>
+    <message>
         <source>memory</source>
         <translation>内存</translation>
     </message>
@@ -902,6 +906,10 @@
     <message>
         <source>nothing to review</source>
         <translation>没有待审查的冲突</translation>
+    </message>
+    <message>
+        <source>offline</source>
+        <translation>离线</translation>
     </message>
     <message>
         <source>offline (no model)</source>
@@ -933,7 +941,7 @@
     </message>
     <message>
         <source>raised by the {arbiter} arbiter</source>
-        <translation>由 {arbiter} 仲裁器提出</translation>
+        <translation>由{arbiter}仲裁器提出</translation>
     </message>
     <message>
         <source>recalled by no agent yet</source>
