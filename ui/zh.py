@@ -244,7 +244,7 @@ ZH: dict[str, str] = {
     "Reviewer: {verdict}": "审查结论：{verdict}",
     "waiting {age}": "已等待 {age}",
     "Mode": "模式",
-    "agent's": "沿用智能体设置",
+    "agent's setting": "沿用智能体设置",
     "Add…": "添加…",
     "Replace value…": "替换值…",
     "Reveal…": "查看…",

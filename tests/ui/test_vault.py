@@ -142,3 +142,16 @@ def test_the_reviewers_verdict_reads_in_chinese(vault_engine, qtbot, english) ->
     finally:
         s.close()
         i18n.install_language("en")
+
+
+def test_a_secret_without_its_own_mode_says_it_follows_the_agent(
+    vault_engine, qtbot, english
+) -> None:
+    s = _session(vault_engine, qtbot)
+    try:
+        page = _open(qtbot, s, "vault")
+        modes = {page.model.index(r, 2).data() for r in range(page.model.rowCount())}
+        assert "agent's setting" in modes  # the demo's secrets follow their agent's mode
+        assert "agent's" not in modes
+    finally:
+        s.close()

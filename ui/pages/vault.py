@@ -61,7 +61,7 @@ class VaultView:
 SECRET_COLUMNS = (
     Column("Name", lambda s: s.info.name),
     Column("Tags", lambda s: ", ".join(field(s.info, "tags", default=()) or ())),
-    Column("Mode", lambda s: tr(s.info.mode) if field(s.info, "mode") else tr("agent's")),
+    Column("Mode", lambda s: tr(s.info.mode) if field(s.info, "mode") else tr("agent's setting")),
     Column("Grants", lambda s: ", ".join(s.grants) or "—"),
     Column("Updated", lambda s: fmt_time(field(s.info, "updated_at"))),
 )

@@ -784,7 +784,7 @@
         <translation>活跃</translation>
     </message>
     <message>
-        <source>agent's</source>
+        <source>agent's setting</source>
         <translation>沿用智能体设置</translation>
     </message>
     <message>
