@@ -155,3 +155,29 @@ def test_a_secret_without_its_own_mode_says_it_follows_the_agent(
         assert "agent's" not in modes
     finally:
         s.close()
+
+
+def test_the_prompt_shows_a_long_reason_whole(vault_engine, qtbot, qapp, english) -> None:
+    from ui import i18n, theme
+    from ui.session import Session
+
+    request = vault_engine.access_requests(status="pending")[0]
+    assert len(request.reason) > 60, "the demo's reason is a full sentence"
+    # In Chinese the prompt came out narrower than the English reason and cut it.
+    i18n.install_language("zh")
+    theme.apply_fonts(qapp, "zh")
+    s = Session(vault_engine, page="dashboard", tray=False, prompts=True)
+    try:
+        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+            s.window.show()
+        prompt = blocker.args[0]
+        qtbot.waitUntil(prompt.isVisible)
+        label = next(lbl for lbl in prompt.findChildren(QLabel) if lbl.text() == request.reason)
+        # Every word is drawn inside the label: the text's wrapped (or single) line box fits.
+        flags = Qt.TextFlag.TextWordWrap if label.wordWrap() else Qt.TextFlag(0)
+        box = label.contentsRect()
+        needed = label.fontMetrics().boundingRect(box, int(flags), request.reason)
+        assert needed.width() <= box.width() and needed.height() <= box.height()
+    finally:
+        s.close()
+        theme.apply_fonts(qapp, "en")
