@@ -56,6 +56,9 @@ ZH: dict[str, str] = {
     # arbiters (conflict review: "raised by the offline arbiter")
     "offline": "离线",
     "llm": "大模型",
+    # who changed a memory version (owner | agent | system)
+    "agent": "智能体",
+    "owner": "你",
     "active": "活跃",
     "archived": "已归档",
     "superseded": "已取代",

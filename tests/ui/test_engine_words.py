@@ -36,3 +36,14 @@ def test_chinese_review_names_the_arbiter_in_chinese(session, qtbot, open_page) 
     assert "由离线仲裁器提出" in dialog.meta.text()
     assert "offline" not in dialog.meta.text()
     dialog.close()
+
+
+def test_chinese_version_history_names_who_changed_it_in_chinese(session, qtbot, open_page) -> None:
+    i18n.install_language("zh")
+    page = open_page("memories")
+    page.table.selectRow(0)
+    versions = page.detail.versions
+    qtbot.waitUntil(lambda: versions.count() > 0, timeout=5000)
+    lines = [versions.item(i).text() for i in range(versions.count())]
+    assert any(" · 智能体: " in line for line in lines)
+    assert not any(" · agent: " in line for line in lines)

@@ -155,8 +155,9 @@ class MemoryDetailPane(QWidget):
         self._links(self.children_list, detail.children)
         self.versions.clear()
         for v in detail.versions:
+            who = word(v.changed_by)  # owner | agent | system, in the owner's language
             self.versions.addItem(
-                f"v{v.version} · {fmt_time(v.changed_at)} · {v.changed_by}: {one_line(v.text, 90)}"
+                f"v{v.version} · {fmt_time(v.changed_at)} · {who}: {one_line(v.text, 90)}"
             )
         for widget in (self.sources, self.parents, self.children_list, self.versions):
             _fit(widget)

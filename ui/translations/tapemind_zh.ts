@@ -784,6 +784,10 @@
         <translation>活跃</translation>
     </message>
     <message>
+        <source>agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
         <source>agent's setting</source>
         <translation>沿用智能体设置</translation>
     </message>
@@ -926,6 +930,10 @@
     <message>
         <source>once</source>
         <translation>一次</translation>
+    </message>
+    <message>
+        <source>owner</source>
+        <translation>你</translation>
     </message>
     <message>
         <source>passphrase</source>
