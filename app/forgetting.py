@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import text
@@ -213,7 +213,17 @@ def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> li
             )
         ]
         rows = {r.id: r for r in (s.get(MemoryRow, i) for i in ids) if r is not None}
-        return [to_memory(rows[i], agent) for i in ids if i in rows]
+        st, now = settings_of(arow), rt.clock.now()
+
+        def with_strength(row: MemoryRow) -> Memory:
+            # How far it has faded: what the owner weighs before restoring it.
+            anchor = anchor_time(
+                row.created_at, row.last_recalled_at, row.last_used_at, row.last_reinforced_at
+            )
+            power = strength(now, anchor, st.half_life_days, row.importance, row.use_count)
+            return replace(to_memory(row, agent), strength=round(power, 4))
+
+        return [with_strength(rows[i]) for i in ids if i in rows]
 
 
 def restore(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Memory]:

@@ -111,6 +111,9 @@ class Memory:
     last_used_at: datetime | None
     archived_at: datetime | None
     superseded_by: int | None
+    # Current strength (1.0 just reinforced, halving every effective half-life), where a
+    # listing works it out (the archive); None elsewhere.
+    strength: float | None = None
 
 
 @dataclass(frozen=True)

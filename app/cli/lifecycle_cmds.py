@@ -138,10 +138,10 @@ def archive_list(state: State, agent: str, limit: int, offset: int) -> None:
         emit_json(items)
         return
     table(
-        ["ID", "CATEGORY", "IMP", "ARCHIVED", "LAST RECALLED", "TEXT"],
+        ["ID", "CATEGORY", "IMP", "STRENGTH", "ARCHIVED", "LAST RECALLED", "TEXT"],
         [
-            [m.id, m.category, f"{m.importance:.2f}", short_time(m.archived_at),
-             short_time(m.last_recalled_at), m.text]
+            [m.id, m.category, f"{m.importance:.2f}", f"{m.strength or 0:.2f}",
+             short_time(m.archived_at), short_time(m.last_recalled_at), m.text]
             for m in items
         ],
     )  # fmt: skip

@@ -97,7 +97,9 @@ def test_maintain_archive_restore(aged: tuple[Engine, ManualClock]) -> None:
     real = ok_json("maintain", "--agent", "cc")
     assert real["archived_ids"] == [weak.id]
     listed = run("archive", "list", "--agent", "cc").output
-    assert "Kyoto" in listed and fresh_text not in listed
+    assert "Kyoto" in listed and fresh_text not in listed and "STRENGTH" in listed
+    [archived] = ok_json("archive", "list", "--agent", "cc")
+    assert 0 < archived["strength"] < 0.1  # faded below the archive threshold
     assert ok_json("search", "--agent", "cc", "Kyoto", "--mode", "fulltext")["hits"] == []
     found = ok_json("search", "--agent", "cc", "Kyoto", "--mode", "fulltext", "--status",
                     "archived")  # fmt: skip

@@ -100,7 +100,11 @@ def test_restore_brings_back_with_history(cc: Engine, clock: ManualClock) -> Non
     cc.edit_memory(m.id, "inkstone v0.9.0 tagged on 2026-10-27.")
     clock.advance(days=80)
     assert cc.maintain("cc").archived_ids == (m.id,)
-    assert [a.id for a in cc.archived("cc")] == [m.id]
+    [archived] = cc.archived("cc")
+    assert archived.id == m.id
+    # How far it faded, for the owner deciding on a restore: below the archive threshold.
+    assert archived.strength is not None and 0 < archived.strength < 0.1
+    assert cc.memory(m.id).memory.strength is None  # other reads leave it out
     [back] = cc.restore([m.id])
     assert back.status == "active" and back.archived_at is None
     detail = cc.memory(m.id)

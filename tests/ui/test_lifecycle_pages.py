@@ -20,6 +20,9 @@ def test_restore_brings_an_archived_memory_back(session, qtbot, open_page) -> No
     with qtbot.waitSignal(page.loaded, timeout=10000):
         session.window.open_page("archive", {"agent": agent})
     memory = page.proxy.row_at(0)
+    # Its strength, a number the owner weighs before restoring (it read "—" for every row).
+    strength = page.proxy.index(0, 3).data()
+    assert strength == f"{memory.strength:.2f}" and 0 <= float(strength) <= 1
     page.table.selectRow(0)
     with qtbot.waitSignal(page.loaded, timeout=10000):
         qtbot.mouseClick(page.restore_button, Qt.MouseButton.LeftButton)
