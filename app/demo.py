@@ -51,6 +51,9 @@ def seed(home: Path, *, now: datetime | None = None, embed: bool = False) -> dic
             _seed_agent(engine, clock, spec, shift, counts)
         del engine._runtime.services["arbiter"]
         counts.update(_extend(engine, clock, data, shift, embed))
+        # Counted from the home, not the first pass: the conflicts and the archive seeded
+        # after it add memories of their own.
+        counts["memories"] = sum(engine.count_memories(a.name) for a in engine.agents())
         clock.set(real_now)
     finally:
         engine.close()

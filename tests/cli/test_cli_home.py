@@ -176,6 +176,12 @@ def test_demo_waits_for_no_one_while_another_program_owns_the_home(run, home: Pa
 def test_demo_json(run_json) -> None:
     counts = run_json("demo")
     assert counts["agents"] == 2 and counts["entries"] > 100 and counts["memories"] > 30
+    # The count is what the home holds, every status (conflicts and the archive included).
+    held = sum(
+        len(run_json("memory", "list", "--agent", a["name"], "--limit", "1000"))
+        for a in run_json("agent", "list")
+    )
+    assert counts["memories"] == held
 
 
 # -- which home ----------------------------------------------------------------------------
