@@ -13,7 +13,7 @@ _PAGE_ICONS = {
     "archive": QStyle.StandardPixmap.SP_DirIcon,
     "tape": QStyle.StandardPixmap.SP_FileDialogContentsView,
     "vault": QStyle.StandardPixmap.SP_DialogSaveButton,
-    "agents": QStyle.StandardPixmap.SP_DirHomeIcon,
+    "agents": QStyle.StandardPixmap.SP_DriveNetIcon,  # agents connect; the folder was Archive's
 }
 
 

@@ -4,7 +4,7 @@ review has its own file, test_conflict_review.py).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 
 
 def test_restore_brings_an_archived_memory_back(session, qtbot, open_page) -> None:
@@ -39,3 +39,29 @@ def test_trends_draw_the_stored_snapshots(session) -> None:
     xs, _ys = page.lines["active"].getData()
     assert xs is not None and len(xs) > 1
     assert list(xs) == sorted(xs)
+
+
+def test_the_trend_legend_leaves_every_point_visible(session, qtbot) -> None:
+    """The legend spans the top of the plot, above the highest point: in the top-right
+    corner it covered the latest points, the ones the owner looks at first."""
+    page = session.window.pages["dashboard"]
+    if not session.ctx.has("health_history"):
+        return
+    session.window.resize(1280, 820)
+    session.window.show()
+    qtbot.waitUntil(lambda: page.legend.sceneBoundingRect().height() > 0, timeout=5000)
+    legend = page.legend.sceneBoundingRect()
+    box = page.plot.getPlotItem().getViewBox()
+    for line in page.lines.values():
+        xs, ys = line.getData()
+        for x, y in zip(xs, ys, strict=True):
+            point = box.mapViewToScene(QPointF(float(x), float(y)))
+            assert not legend.contains(point), (line.name(), x, y)
+    # Six lines, six hues that do not read as one another.
+    hues = [line.opts["pen"].color() for line in page.lines.values()]
+    for i, a in enumerate(hues):
+        for b in hues[i + 1 :]:
+            distance = sum(
+                (p - q) ** 2 for p, q in zip(a.getRgb()[:3], b.getRgb()[:3], strict=True)
+            )
+            assert distance**0.5 > 60, (a.name(), b.name())

@@ -24,7 +24,12 @@ from ..theme import colors, current_scheme
 from ..widgets import Card, EmptyState, fmt_age, section_label, title_label
 from .base import Page
 
-LINE_COLORS = ("#2f6fed", "#e8833a", "#d64545", "#8a5cf6", "#2aa876", "#b8860b")
+# One hue per line, far apart: archive candidates were a dark gold beside never
+# recalled's orange, and the two read as one.
+LINE_COLORS = ("#2f6fed", "#e8833a", "#d64545", "#8a5cf6", "#2aa876", "#8c8c8c")
+# Room above the highest point for the legend, which spans the top of the plot: in the
+# top-right corner it covered the latest points, the ones the owner looks at first.
+HEADROOM = 1.45
 
 
 class DashboardPage(Page):
@@ -77,7 +82,7 @@ class DashboardPage(Page):
         self.plot = pg.PlotWidget(axisItems={"bottom": DateAxis()})
         self.plot.setMinimumHeight(220)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot.addLegend(offset=(-10, 10))  # top right, off the axis labels
+        self.legend = self.plot.addLegend(offset=(10, 6), colCount=3)  # a strip along the top
         self.lines = {
             key: self.plot.plot([], [], name=tr(label), pen=pg.mkPen(color, width=2))
             for (key, label), color in zip(health.TREND_METRICS, LINE_COLORS, strict=True)
@@ -208,7 +213,10 @@ class DashboardPage(Page):
             line.setData([p[0] for p in pts], [p[1] for p in pts])
         self.trend_note.setText("" if xs else tr("No snapshots in this range yet."))
         if xs:
-            self.plot.enableAutoRange()
+            self.plot.enableAutoRange(axis="x")
+            shown = [row[k] for _, row in view.history for k in self.lines if k in row]
+            top = max(shown, default=0)
+            self.plot.setYRange(-0.03 * max(top, 1), max(top, 1) * HEADROOM, padding=0)
         else:
             # Nothing to fit: show the chosen range's dates, not an axis of fractions.
             days = self.range_box.currentData() or 30
