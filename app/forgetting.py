@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import text
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from .clock import from_iso, to_iso
 from .db.schema import AgentRow
@@ -201,18 +201,17 @@ def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> li
         raise InvalidInput("limit must be positive and offset not negative.")
     with rt.read() as s:
         arow = agent_row(s, agent)
-        ids = [
-            int(r[0])
-            for r in s.connection().execute(
-                text(
-                    "SELECT id FROM memories WHERE agent_id = :a AND archived_at IS NOT NULL "
-                    "AND status = 'archived' ORDER BY archived_at DESC, id DESC "
-                    "LIMIT :n OFFSET :o"
-                ),
-                {"a": arow.id, "n": min(limit, 1000), "o": offset},
+        rows = s.exec(
+            select(MemoryRow)
+            .where(
+                MemoryRow.agent_id == arow.id,
+                col(MemoryRow.archived_at).is_not(None),
+                MemoryRow.status == "archived",
             )
-        ]
-        rows = {r.id: r for r in (s.get(MemoryRow, i) for i in ids) if r is not None}
+            .order_by(col(MemoryRow.archived_at).desc(), col(MemoryRow.id).desc())
+            .limit(min(limit, 1000))
+            .offset(offset)
+        ).all()
         st, now = settings_of(arow), rt.clock.now()
 
         def with_strength(row: MemoryRow) -> Memory:
@@ -223,7 +222,7 @@ def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> li
             power = strength(now, anchor, st.half_life_days, row.importance, row.use_count)
             return replace(to_memory(row, agent), strength=round(power, 4))
 
-        return [with_strength(rows[i]) for i in ids if i in rows]
+        return [with_strength(row) for row in rows]
 
 
 def restore(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Memory]:

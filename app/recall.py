@@ -30,7 +30,7 @@ from sqlmodel import col, select
 
 from . import rare_terms
 from .db.schema import RecallRow
-from .db.store import Tx, dbapi
+from .db.store import Tx, dbapi, id_list
 from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings
@@ -163,10 +163,10 @@ def _core(s: Tx, arow: AgentLike) -> list[int]:
 def _candidates(s: Tx, ids: Sequence[int]) -> dict[int, _Candidate]:
     if not ids:
         return {}
-    marks = ", ".join("?" * len(ids))
+    marks, bound = id_list(ids)
     sql = f"SELECT {_CANDIDATE_COLUMNS} FROM memories WHERE id IN ({marks})"
     make = _Candidate._make
-    return {r[0]: make(r) for r in dbapi(s).execute(sql, list(ids))}
+    return {r[0]: make(r) for r in dbapi(s).execute(sql, bound)}
 
 
 def _query_route(

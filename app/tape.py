@@ -387,7 +387,10 @@ def get(rt: Runtime, entry_id: int, agent: str | None = None) -> TapeEntry:
         owner = s.get(AgentRow, row.agent_id) if row else None
         if row is None or owner is None or (agent is not None and owner.name != agent):
             where = f" on the tape of agent {agent!r}" if agent else ""
-            raise NotFound(f"No tape entry {entry_id}{where}.")
+            raise NotFound(
+                f"No tape entry {entry_id}{where}. Find ids with `tapemind tape show`.",
+                for_agents=f"No tape entry {entry_id} on your tape. Find ids with `tape`.",
+            )
         return to_entry(row, owner.name)
 
 

@@ -119,6 +119,7 @@ def rm(state: State, name: str, yes: bool) -> None:
     """Remove an agent with its whole tape and all its memories."""
     engine = state.engine()
     stats = engine.agent_stats(name)
+    # Not `ask_first`: removing a whole agent asks scripts too (they pass --yes).
     if not yes:
         total = sum(stats["memories"].values())
         if not click.confirm(

@@ -1,15 +1,18 @@
-"""What every command shares: the per-invocation state and the --json option."""
+"""What every command shares: the per-invocation state, the --json option, asking before
+a destructive act, and failed writes reported as errors."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from ..engine import Engine
+from ..errors import InvalidInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,3 +74,24 @@ def at_terminal() -> bool:
     """A person is typing (stdin is a terminal): destructive commands ask first; scripts,
     pipes and CI are not prompted."""
     return sys.stdin.isatty()
+
+
+def ask_first(question: str, *, yes: bool) -> None:
+    """A destructive command asks a person at a terminal before it acts (`--yes`, or no
+    terminal, does not ask); "no" ends the command with exit 1, nothing done."""
+    if yes or not at_terminal():
+        return
+    if not click.confirm(question, default=False, err=True):
+        raise click.exceptions.Exit(1)
+
+
+@contextmanager
+def writing_to(where: Path, choose: str) -> Iterator[None]:
+    """Turn a failed write under `where` (a file in the way, no permission, a full disk)
+    into an error that names the path and says what to do, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise InvalidInput(
+            f"Cannot write {exc.filename or where}: {exc.strerror or exc}. Choose another {choose}."
+        ) from None

@@ -15,7 +15,7 @@ import click
 
 from ..errors import InvalidInput, TapemindError
 from ..mcp.snippets import DEFAULT_PORT, snippets
-from .base import State, home_path, json_option, pass_state
+from .base import State, home_path, json_option, pass_state, writing_to
 from .output import emit_json
 
 
@@ -186,17 +186,13 @@ def skill_install(state: State, target: Path) -> None:
     source = resources.files("resources") / "skills" / "tapemind-memory"
     dest = target.expanduser() / "tapemind-memory"
     copied: list[str] = []
-    try:
+    with writing_to(dest, "--target"):
         dest.mkdir(parents=True, exist_ok=True)
         for item in source.iterdir():
             if item.is_file() and not item.name.startswith(("_", ".")):
                 with resources.as_file(item) as real:
                     shutil.copyfile(real, dest / item.name)
                 copied.append(item.name)
-    except OSError as exc:  # a file in the way, no permission, full disk: say so, no traceback
-        raise InvalidInput(
-            f"Cannot write {exc.filename or dest}: {exc.strerror or exc}. Choose another --target."
-        ) from None
     result: dict[str, Any] = {"installed": str(dest), "files": sorted(copied)}
     if state.as_json:
         emit_json(result)

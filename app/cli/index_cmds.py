@@ -8,8 +8,7 @@ from typing import Any
 
 import click
 
-from ..errors import InvalidInput
-from .base import State, json_option, pass_state
+from .base import State, json_option, pass_state, writing_to
 from .output import emit_json, fields
 
 
@@ -158,13 +157,8 @@ def mirror(state: State, agent: str, directory: Path, watch: bool, interval: flo
 
     engine = state.engine()
     while True:
-        try:
+        with writing_to(directory, "DIRECTORY"):
             report = sync(engine, agent, directory)
-        except OSError as exc:  # a file in the way, no permission: say so, no traceback
-            raise InvalidInput(
-                f"Cannot write {exc.filename or directory}: {exc.strerror or exc}. "
-                "Choose another DIRECTORY."
-            ) from None
         if state.as_json:
             emit_json(report)
         elif report.changed or not watch:

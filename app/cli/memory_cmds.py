@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..models import CATEGORIES, STATUSES, MemoryDetail, RememberResult
-from .base import State, at_terminal, json_option, pass_state
+from .base import State, ask_first, json_option, pass_state
 from .output import clip, emit_json, fields, short_time, table, times
 
 
@@ -217,17 +217,9 @@ def forget(state: State, memory_id: int, yes: bool) -> None:
     """Forget a memory: its text is removed; a hash keeps it from being learned again."""
     engine = state.engine()
     before = engine.memory(memory_id).memory  # NotFound before asking
-    if (
-        before.status != "forgotten"
-        and not yes
-        and at_terminal()
-        and not click.confirm(
-            f"Forget memory {memory_id} ({clip(before.text, 50)})? Its text is removed for good",
-            default=False,
-            err=True,
-        )
-    ):
-        raise click.exceptions.Exit(1)
+    if before.status != "forgotten":
+        question = f"Forget memory {memory_id} ({clip(before.text, 50)})?"
+        ask_first(f"{question} Its text is removed for good", yes=yes)
     m = engine.forget(memory_id)
     if state.as_json:
         emit_json(m)

@@ -13,7 +13,7 @@ import click
 from ..clock import from_iso
 from ..errors import InvalidInput
 from ..models import KINDS, ROLES
-from .base import State, at_terminal, json_option, pass_state
+from .base import State, ask_first, json_option, pass_state
 from .output import clip, emit_json, printable, short_time, table
 
 
@@ -204,15 +204,12 @@ def show(
 def erase(state: State, entry_id: int, yes: bool) -> None:
     """Erase an entry's content (privacy); its hash stays as a tombstone."""
     engine = state.engine()
-    if not yes and at_terminal():
-        shown = engine.entry(entry_id)  # NotFound before asking
-        if not shown.erased and not click.confirm(
-            f"Erase the content of entry {entry_id} ({shown.thread}: "
-            f"{clip(shown.text, 40)})? This cannot be undone",
-            default=False,
-            err=True,
-        ):
-            raise click.exceptions.Exit(1)
+    shown = engine.entry(entry_id)  # NotFound before asking
+    if not shown.erased:
+        question = (
+            f"Erase the content of entry {entry_id} ({shown.thread}: {clip(shown.text, 40)})?"
+        )
+        ask_first(f"{question} This cannot be undone", yes=yes)
     entry = engine.erase_entry(entry_id)
     if state.as_json:
         emit_json(entry)

@@ -14,7 +14,7 @@ import click
 
 from ..engine import Engine
 from ..vault.passphrase import PASSPHRASE_ENV
-from .base import State, at_terminal, json_option, pass_state
+from .base import State, ask_first, json_option, pass_state
 from .output import emit_json, fields, short_time, table
 
 EXIT_DENIED = 7  # denied or expired: do not retry without a new reason
@@ -152,12 +152,7 @@ def rm(state: State, name: str, yes: bool) -> None:
     """Remove secret NAME with its grants (pending requests for it are denied)."""
     engine = state.engine()
     engine.secret(name)  # NotFound before asking
-    if (
-        not yes
-        and at_terminal()
-        and not click.confirm(f"Remove secret {name}? This cannot be undone", err=True)
-    ):
-        raise click.exceptions.Exit(1)
+    ask_first(f"Remove secret {name}? This cannot be undone", yes=yes)
     info = engine.remove_secret(name)
     if state.as_json:
         emit_json({"removed": info})

@@ -45,3 +45,12 @@ def ready(run: Run) -> Run:
     run("agent", "add", "cc")
     run("agent", "add", "dc")
     return run
+
+
+@pytest.fixture
+def at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands run as if a person typed them (CliRunner's stdin is no terminal), so the
+    destructive ones ask first (`app.cli.base.ask_first`)."""
+    import app.cli.base
+
+    monkeypatch.setattr(app.cli.base, "at_terminal", lambda: True)

@@ -232,11 +232,8 @@ def test_tape_erase_keeps_a_hash_tombstone(ready, run_json) -> None:
     fails(ready("tape", "erase", "999", ok=False), 3, "No tape entry 999", "tape show")
 
 
-def test_tape_erase_asks_a_person_first(ready, run_json, monkeypatch) -> None:
-    import app.cli.tape_cmds
-
+def test_tape_erase_asks_a_person_first(ready, run_json, at_a_terminal) -> None:
     entry_id = _append(ready, "--text", "我的住址是榆树街 12 号")
-    monkeypatch.setattr(app.cli.tape_cmds, "at_terminal", lambda: True)
     declined = ready("tape", "erase", str(entry_id), input="n\n", ok=False)
     assert declined.exit_code == 1 and "Erase the content of entry" in declined.stderr
     assert "我的住址是榆树街" in declined.stderr  # the person sees what they are erasing

@@ -328,12 +328,9 @@ def test_used_reinforces_and_becomes_lineage(ready, run_json, entry: int) -> Non
     fails(ready("used", "--agent", "cc", "--turn", "u9", "999", ok=False), 4, "Memory 999")
 
 
-def test_forget_asks_a_person_first(ready, run_json, monkeypatch) -> None:
-    import app.cli.memory_cmds
-
+def test_forget_asks_a_person_first(ready, run_json, at_a_terminal) -> None:
     made = run_json("remember", "--agent", "cc", "--category", "preference", "用户喜欢绿茶")
     memory_id = str(made["memory"]["id"])
-    monkeypatch.setattr(app.cli.memory_cmds, "at_terminal", lambda: True)
     declined = ready("forget", memory_id, input="n\n", ok=False)
     assert declined.exit_code == 1 and "用户喜欢绿茶" in declined.stderr
     assert run_json("memory", "show", memory_id)["memory"]["text"] == "用户喜欢绿茶"

@@ -121,6 +121,17 @@ def test_rotate_rm_status_mode(cli_home: Path) -> None:
     assert json.loads(run(cli_home, "--json", "vault", "list").output) == []
 
 
+def test_vault_rm_asks_a_person_first(cli_home: Path, at_a_terminal: None) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    kept = run(cli_home, "vault", "rm", "API", input="n\n")
+    assert kept.exit_code == 1 and "Remove secret API?" in kept.output
+    assert [s["name"] for s in json.loads(run(cli_home, "--json", "vault", "list").output)] == [
+        "API"
+    ]
+    assert run(cli_home, "vault", "rm", "API", "--yes").exit_code == 0
+    assert json.loads(run(cli_home, "--json", "vault", "list").output) == []
+
+
 def test_reviewer_rules_from_the_cli(cli_home: Path) -> None:
     out = run(
         cli_home, "--json", "approvals", "reviewer", "--agents", "claude-code", "--max-allowed", "3"

@@ -179,7 +179,7 @@ def test_threads_can_write_and_read_at_once(index):
     assert index.query("memory", "writer3", vecs[477], k=1)[0][0] == 477
 
 
-def test_queries_side_by_side_while_the_same_collection_grows(index):
+def test_queries_answer_right_while_the_same_collection_grows(index):
     from concurrent.futures import ThreadPoolExecutor
 
     rng = np.random.default_rng(2)

@@ -3,6 +3,8 @@ a `tapemind` command it cannot run; the CLI keeps the commands for people."""
 
 from __future__ import annotations
 
+import pytest
+
 from app import Engine
 from app.errors import NotFound
 from app.mcp.server import run_tool
@@ -30,9 +32,5 @@ def test_an_unknown_memory_points_the_agent_to_its_tools(engine: Engine) -> None
     text = refused.content[0].text
     assert "`search`" in text and "tapemind" not in text and "[not_found]" in text
     # A person at the CLI still gets the command.
-    try:
+    with pytest.raises(NotFound, match="tapemind memory list"):
         engine.memory(999, agent="A")
-    except NotFound as exc:
-        assert "tapemind memory list" in exc.message
-    else:
-        raise AssertionError("memory 999 exists")

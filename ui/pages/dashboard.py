@@ -208,14 +208,14 @@ class DashboardPage(Page):
             return
         self.trend_stack.setCurrentWidget(self.plot)
         xs = [t for t, _ in view.history]
+        top = 0.0  # the highest point drawn, to keep the legend above it
         for key, line in self.lines.items():
             pts = [(t, v[key]) for t, v in view.history if key in v]
             line.setData([p[0] for p in pts], [p[1] for p in pts])
+            top = max([top, *(p[1] for p in pts)])
         self.trend_note.setText("" if xs else tr("No snapshots in this range yet."))
         if xs:
             self.plot.enableAutoRange(axis="x")
-            shown = [row[k] for _, row in view.history for k in self.lines if k in row]
-            top = max(shown, default=0)
             self.plot.setYRange(-0.03 * max(top, 1), max(top, 1) * HEADROOM, padding=0)
         else:
             # Nothing to fit: show the chosen range's dates, not an axis of fractions.
