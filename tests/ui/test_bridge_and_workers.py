@@ -16,8 +16,10 @@ from ui.workers import Runner
 def test_a_write_on_another_thread_arrives_as_a_signal_on_the_gui_thread(
     engine: Engine, qtbot, qapp
 ) -> None:
-    bridge = EngineBridge(engine)
+    # The agent exists before the bridge listens: its own event would also
+    # reach memories_changed, and then two signals race for the one wait.
     engine.add_agent("a")
+    bridge = EngineBridge(engine)
     seen: list[tuple[str, bool]] = []
     bridge.memories_changed.connect(
         lambda agent: seen.append((agent, QThread.currentThread() is qapp.thread()))
