@@ -16,7 +16,10 @@ back in the result's `_meta` (`tapemind/engine_ms`). Both protocol eras are
 measured with the SDK's client: 2026-07-28 (one stateless POST per call, its
 default) and the handshake era (an `initialize`d session, what Claude Code and
 most clients speak today); then "plain HTTP", the 2026-07-28 POSTs from a minimal
-client (app/benchmarks/mcp_raw_client.py), whose overhead is nearly all the host's.
+client (app/benchmarks/mcp_raw_client.py), whose overhead is nearly all the host's;
+then "TS SDK", a handshake-era session from the official TypeScript SDK's client, the one
+Claude Code and DeepChat embed (bench/ts_client; needs Node.js, and `npm ci` there first:
+without them that protocol is left out, and the report says why).
 
 On a busy machine wall times are mostly waiting for a CPU, so CPU times are
 printed too: host and client processes per call (from /proc, Linux; the host's
@@ -24,7 +27,7 @@ includes the engine), and the MCP stack's own CPU per call with the engine left
 out (app/benchmarks/mcp_server_cpu.py), which holds whatever the load.
 
 python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
-                             [--protocol 2026-07-28|handshake|plain HTTP|all]
+                             [--protocol 2026-07-28|handshake|plain HTTP|TS SDK|all]
 """
 
 from __future__ import annotations
@@ -59,8 +62,15 @@ FACTS = [
     "{p} 的 CI 需要 Python 3.{n}",
 ]
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
-# label -> the SDK client's mode (Client(mode=...)), or "raw": app/benchmarks/mcp_raw_client.py
-PROTOCOLS = {"2026-07-28": "2026-07-28", "handshake": "legacy", "plain HTTP": "raw"}
+# label -> the SDK client's mode (Client(mode=...)), "raw": app/benchmarks/mcp_raw_client.py,
+# or "node": bench/ts_client/client.mjs
+PROTOCOLS = {
+    "2026-07-28": "2026-07-28",
+    "handshake": "legacy",
+    "plain HTTP": "raw",
+    "TS SDK": "node",
+}
+TS_CLIENT = ROOT / "bench" / "ts_client"
 PACES = ("back to back", "together")
 ENGINE_MS = "tapemind/engine_ms"
 TOKEN_ENV = "TAPEMIND_BENCH_TOKEN"
@@ -142,6 +152,26 @@ def start_host(home: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 # -- the clients ----------------------------------------------------------------------
+
+
+def ts_client_missing() -> str | None:
+    """Why the TypeScript client cannot run here, or None when it can."""
+    if shutil.which("node") is None:
+        return "Node.js is not installed"
+    if not (TS_CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        return f"its SDK is not installed: run `npm ci --prefix {TS_CLIENT.relative_to(ROOT)}`"
+    return None
+
+
+def client_argv(url: str, label: str, calls: int, agent_no: int, together: bool) -> list[str]:
+    """The command line of one agent's client process."""
+    if PROTOCOLS[label] == "node":
+        script = str(TS_CLIENT / "client.mjs")
+        flags = [str(calls), str(agent_no), "1" if together else "0", str(WARM_UP_CALLS)]
+        return ["node", script, url, *flags, *QUERIES]
+    argv = [sys.executable, "-m", "app.benchmarks.mcp_overhead", "--client", url]
+    argv += ["--mode", PROTOCOLS[label], "--calls", str(calls), "--agent-no", str(agent_no)]
+    return argv + (["--together"] if together else [])
 
 
 def wait_for_go() -> None:
@@ -237,12 +267,9 @@ def run_round(
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     clients = []
     for i in range(n):
-        argv = [sys.executable, "-m", "app.benchmarks.mcp_overhead", "--client", url]
-        argv += ["--mode", PROTOCOLS[label], "--calls", str(calls), "--agent-no", str(i)]
-        argv += ["--together"] if together else []
         clients.append(
             subprocess.Popen(
-                argv,
+                client_argv(url, label, calls, i, together),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -275,7 +302,8 @@ def run_round(
     loop_cpu = cpu_s(host_pid, host_pid) - loop_started
     rtt = [t for r in reports for t in r["rtt"]]
     engine = [t for r in reports for t in r["engine"]]
-    host = [t for r in reports for t in r["host"]]
+    # A call without the host's Server-Timing has no host part (null from the TS client).
+    host = [float("nan") if t is None else t for r in reports for t in r["host"]]
     total = n * calls
     return Round(
         protocol=label,
@@ -346,12 +374,16 @@ def main(argv: list[str] | None = None) -> None:
         client_main(args.client, args.mode, args.calls, args.agent_no, args.together)
         return
     labels = list(PROTOCOLS) if args.protocol == "all" else [args.protocol]
+    if "TS SDK" in labels and (missing := ts_client_missing()):
+        labels.remove("TS SDK")
+        print(f"TS SDK left out: {missing}.", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         prepare_home(home, args.memories, args.cache)
         with Engine.open(home) as engine:
             tokens = {name: engine.agent_token(name).token for name in AGENTS}
-        server_cpu = server_cpu_ms(home, AGENTS[0], [p for p in labels if p != "plain HTTP"])
+        eras = [p for p in labels if p in ("2026-07-28", "handshake")]
+        server_cpu = server_cpu_ms(home, AGENTS[0], eras)
         proc, url = start_host(home)
         try:
             paces = list(PACES) if args.pace == "both" else [args.pace]
