@@ -546,6 +546,10 @@ class Engine:
         """Archived memories back to active (reinforced); history kept."""
         return forgetting.restore(self._rt, ids)
 
+    def keep(self, ids: Sequence[int]) -> list[Memory]:
+        """Active memories kept from fading (reinforced now), e.g. archive candidates."""
+        return forgetting.keep(self._rt, ids)
+
     def health(self, agent: str | None = None, save: bool = False) -> HealthSnapshot:
         """A health snapshot now (agent None: all agents); `save` stores it."""
         snap = health_.compute(self._rt, agent)

@@ -229,30 +229,55 @@ def restore(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Me
     """Make archived memories active again, reinforced now; their history is untouched.
 
     Raises NotFound for an unknown id, InvalidInput for one that is not archived."""
+    return _reinforce(rt, ids, "archived", "memory.restore", "restored", actor)
+
+
+def keep(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Memory]:
+    """Keep active memories from fading: reinforced now, as a use would, so they are
+    archive candidates again only after another idle spell. For the owner looking at
+    what is about to be archived (the app's "Fading" list, `maintain --dry-run`).
+
+    Raises NotFound for an unknown id, InvalidInput for one that is not active."""
+    return _reinforce(rt, ids, "active", "memory.keep", "kept", actor)
+
+
+_NOT_AS_EXPECTED = {
+    "archived": "only archived memories can be restored",
+    "active": "only active memories can be kept; restore an archived one",
+}
+
+
+def _reinforce(
+    rt: Runtime, ids: Iterable[int], status: str, action: str, counted: str, actor: str
+) -> list[Memory]:
+    """Reinforce memories now that are all `status` (archived ones become active);
+    one audit row per agent. Checks every id before changing any."""
     from .db.schema import MemoryRow
     from .memories import to_memory
 
     wanted = list(dict.fromkeys(int(i) for i in ids))
     if not wanted:
-        raise InvalidInput("Give the ids of archived memories to restore.")
+        raise InvalidInput(f"Give the ids of {status} memories.")
     now = rt.now_iso()
     with rt.write() as s:
         rows = []
         for memory_id in wanted:
             row = s.get(MemoryRow, memory_id)
             if row is None:
-                raise NotFound(f"No memory {memory_id}. See `tapemind archive list --agent NAME`.")
-            if row.status != "archived":
+                raise NotFound(
+                    f"No memory {memory_id}. See `tapemind archive list --agent NAME` and "
+                    "`tapemind maintain --agent NAME --dry-run`."
+                )
+            if row.status != status:
                 raise InvalidInput(
-                    f"Memory {memory_id} is {row.status}, not archived; only archived memories "
-                    "can be restored."
+                    f"Memory {memory_id} is {row.status}, not {status}; {_NOT_AS_EXPECTED[status]}."
                 )
             rows.append(row)
         out: list[Memory] = []
         for row in rows:
             row.status = "active"
             row.archived_at = None
-            row.last_reinforced_at = now
+            row.last_reinforced_at = now  # a trigger marks its fade time stale
             row.updated_at = now
             s.add(row)
         s.flush()
@@ -265,11 +290,11 @@ def restore(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Me
             record(
                 s,
                 now,
-                "memory.restore",
+                action,
                 agent=owner.name,
                 actor=actor,
                 ids=memory_ids,
-                counts={"restored": len(memory_ids)},
+                counts={counted: len(memory_ids)},
             )
             out.extend(to_memory(r, owner.name) for r in rows if r.agent_id == agent_id)
         return out

@@ -1,4 +1,4 @@
-"""`tapemind conflicts …`, `maintain`, `archive list`, `restore`, `health`, `distill`,
+"""`tapemind conflicts …`, `maintain`, `archive list`, `restore`, `keep`, `health`, `distill`,
 `decisions` and `agent config`: the memory's lifecycle (issue 4)."""
 
 from __future__ import annotations
@@ -118,6 +118,8 @@ def maintain(state: State, agent: str, as_of: str | None, dry_run: bool) -> None
             for c in report.candidates
         ],
     )  # fmt: skip
+    if dry_run and report.candidates:
+        click.echo("Keep one from the archive with `tapemind keep ID`.")
 
 
 @click.group()
@@ -159,6 +161,21 @@ def restore(state: State, memory_ids: tuple[int, ...]) -> None:
         return
     for m in items:
         click.echo(f"restored memory {m.id} [{m.category}] {clip(m.text, 70)}")
+
+
+@click.command()
+@click.argument("memory_ids", nargs=-1, required=True, type=int)
+@json_option
+@pass_state
+def keep(state: State, memory_ids: tuple[int, ...]) -> None:
+    """Keep active memories from fading into the archive (reinforced now), e.g. the
+    candidates `maintain --dry-run` lists."""
+    items = state.engine().keep(memory_ids)
+    if state.as_json:
+        emit_json(items)
+        return
+    for m in items:
+        click.echo(f"kept memory {m.id} [{m.category}] {clip(m.text, 70)}")
 
 
 # -- health -------------------------------------------------------------------------
@@ -305,6 +322,6 @@ def config(state: State, /, name: str, **settings: Any) -> None:
 def register(cli: click.Group) -> None:
     from .agent_cmds import agent
 
-    for command in (conflicts, maintain, archive, restore, health, distill, decisions):
+    for command in (conflicts, maintain, archive, restore, keep, health, distill, decisions):
         cli.add_command(command)
     agent.add_command(config)

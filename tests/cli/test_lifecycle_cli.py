@@ -111,6 +111,21 @@ def test_maintain_archive_restore(aged: tuple[Engine, ManualClock]) -> None:
     assert again.exit_code == 2 and "not archived" in again.output
 
 
+def test_keep_a_fading_memory(aged: tuple[Engine, ManualClock]) -> None:
+    engine, _ = aged
+    weak = engine.remember("cc", "用户上周把周报改成了双周报。", "preference",
+                           importance=0.1).memory  # fmt: skip
+    assert weak
+    dry = run("maintain", "--agent", "cc", "--dry-run")
+    assert "双周报" in dry.output and "tapemind keep ID" in dry.output
+    kept = run("keep", str(weak.id))
+    assert kept.exit_code == 0 and f"kept memory {weak.id} [preference]" in kept.output
+    assert ok_json("maintain", "--agent", "cc", "--dry-run")["candidates"] == []
+    assert [m["id"] for m in ok_json("keep", str(weak.id))] == [weak.id]  # again: still fine
+    unknown = run("keep", "424242")
+    assert unknown.exit_code != 0 and "No memory 424242" in unknown.output
+
+
 def test_health_now_saved_and_history(aged: tuple[Engine, ManualClock]) -> None:
     engine, _ = aged
     with_conflict(engine)

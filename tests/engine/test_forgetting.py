@@ -1,4 +1,4 @@
-"""Decay on a manual clock, maintenance (dry run, as-of, real), the archive, restore."""
+"""Decay on a manual clock, maintenance (dry run, as-of, real), the archive, restore, keep."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from app import Engine, InvalidInput
+from app import Engine, InvalidInput, NotFound
 from app.clock import ManualClock
 from app.strength import anchor_time, fade_time, strength
 
@@ -114,6 +114,29 @@ def test_restore_brings_back_with_history(cc: Engine, clock: ManualClock) -> Non
     assert cc.audit(action="memory.restore")[0].object_ids == (m.id,)
     with pytest.raises(InvalidInput, match="not archived"):
         cc.restore([m.id])
+
+
+def test_keep_holds_a_fading_memory_back_from_the_archive(cc: Engine, clock: ManualClock) -> None:
+    fading = cc.remember("cc", "用户的笔记本是 X1。", "project_fact", importance=0.1).memory
+    other = cc.remember("cc", "The demo runs on Fridays.", "project_fact", importance=0.1).memory
+    assert fading is not None and other is not None
+    clock.advance(days=80)
+    assert candidates(cc) == [fading.id, other.id]
+    [kept] = cc.keep([fading.id])
+    assert kept.status == "active" and kept.id == fading.id
+    assert candidates(cc) == [other.id]  # reinforced: no longer fading
+    assert cc.maintain("cc").archived_ids == (other.id,)
+    assert cc.memory(fading.id).memory.status == "active"
+    [row] = cc.audit(action="memory.keep")
+    assert row.object_ids == (fading.id,) and row.actor == "owner" and row.agent == "cc"
+    # It fades again after another idle spell, like any reinforced memory.
+    clock.advance(days=80)
+    assert candidates(cc) == [fading.id]
+    with pytest.raises(InvalidInput, match=r"archived, not active; .*restore"):
+        cc.keep([other.id])
+    with pytest.raises(NotFound, match="No memory 999"):
+        cc.keep([fading.id, 999])
+    assert len(cc.audit(action="memory.keep")) == 1  # a refused batch changes nothing
 
 
 def test_archived_left_out_of_context_and_found_on_request(cc: Engine, clock: ManualClock) -> None:

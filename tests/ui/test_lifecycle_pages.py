@@ -30,6 +30,40 @@ def test_restore_brings_an_archived_memory_back(session, qtbot, open_page) -> No
     assert memory.id not in [page.model.row_at(i).id for i in range(page.model.rowCount())]
 
 
+def test_fading_lists_the_archive_candidates_and_keep_holds_one_back(
+    session, qtbot, open_page
+) -> None:
+    """The dashboard counts archive candidates; the archive's second view lists them,
+    and keeping one takes it off the list, active, before maintenance archives it."""
+    page = open_page("archive")
+    engine = session.engine
+    fading = {a.name: engine.maintain(a.name, dry_run=True).candidates for a in engine.agents()}
+    agent = max(fading, key=lambda name: len(fading[name]))
+    assert fading[agent], "the demo home has fading memories"
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        session.window.open_page("archive", {"agent": agent, "view": "fading"})
+    assert page.tabs.currentIndex() == 1 and page.stack.currentWidget() is page.fading_table
+    assert page.tabs.tabText(1) == f"Fading ({len(fading[agent])})"
+    assert page.keep_button.isVisible() and not page.restore_button.isVisible()
+    shown = [page.fading_proxy.row_at(i).memory_id for i in range(page.fading_proxy.rowCount())]
+    assert shown == [c.memory_id for c in fading[agent]]
+    assert "next maintenance archives these" in page.note.text()
+    first = page.fading_proxy.row_at(0)
+    assert page.fading_proxy.index(0, 3).data() == f"{first.strength:.2f}"
+    page.fading_table.selectRow(0)
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        qtbot.mouseClick(page.keep_button, Qt.MouseButton.LeftButton)
+    still = engine.maintain(agent, dry_run=True).candidates
+    assert first.memory_id not in [c.memory_id for c in still]
+    assert engine.memory(first.memory_id).memory.status == "active"
+    left = [page.fading_model.row_at(i).memory_id for i in range(page.fading_model.rowCount())]
+    assert first.memory_id not in left and len(left) == len(fading[agent]) - 1
+    # Back to the archived view: its note and the restore button again.
+    page.tabs.setCurrentIndex(0)
+    assert page.restore_button.isVisible() and not page.keep_button.isVisible()
+    assert "restore brings them back" in page.note.text()
+
+
 def test_trends_draw_the_stored_snapshots(session) -> None:
     page = session.window.pages["dashboard"]
     if not session.ctx.has("health_history"):

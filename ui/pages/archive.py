@@ -1,7 +1,9 @@
-"""Archive: archived memories with strength and last recall; restore one or many."""
+"""Archive: archived memories (restore them) and fading ones, the archive candidates
+the next maintenance will archive (keep the ones that still matter)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -12,6 +14,8 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QStackedWidget,
+    QTabBar,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -25,6 +29,7 @@ from ..widgets import fmt_time, one_line, title_label
 from .base import Page
 
 MAX_SHOWN = 1000
+ARCHIVED, FADING = 0, 1  # the page's two views (tabs)
 
 
 def _strength(m: Any) -> str:
@@ -49,8 +54,28 @@ ARCHIVE_COLUMNS = (
     ),
 )
 
+# Rows are the engine's archive candidates (`maintain(dry_run=True)`).
+FADING_COLUMNS = (
+    Column("ID", lambda c: str(c.memory_id), lambda c: c.memory_id, align_right=True),
+    Column("Category", lambda c: word(c.category)),
+    Column("Text", lambda c: one_line(c.text)),
+    Column("Strength", lambda c: f"{c.strength:.2f}", lambda c: c.strength, True),
+    Column(
+        "Last active", lambda c: fmt_time(c.last_active_at), lambda c: c.last_active_at.timestamp()
+    ),
+    Column("Faded", lambda c: fmt_time(c.fade_at), lambda c: c.fade_at.timestamp()),
+)
 
-def load_archive(engine: Any, agent: str | None) -> tuple[list[str], str | None, list[Any]]:
+
+@dataclass(frozen=True)
+class ArchiveView:
+    names: list[str]
+    agent: str | None
+    archived: list[Any]
+    fading: Any = None  # the engine's MaintainReport of a dry run; None: not offered
+
+
+def load_archive(engine: Any, agent: str | None) -> ArchiveView:
     names, agent = choose_agent(engine, agent)
     rows: list[Any] = []
     archived = getattr(engine, "archived", None)
@@ -62,7 +87,26 @@ def load_archive(engine: Any, agent: str | None) -> tuple[list[str], str | None,
         rows.extend(page)
         if len(page) < 200:
             break
-    return names, agent, rows
+    fading = None
+    if agent is not None and callable(getattr(engine, "maintain", None)):
+        fading = engine.maintain(agent, dry_run=True)
+    return ArchiveView(names, agent, rows, fading)
+
+
+def _table(proxy: RowFilterProxy) -> QTableView:
+    table = QTableView()
+    table.setModel(proxy)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSortingEnabled(True)
+    table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the engine's order first
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+    for col, width in ((0, 56), (1, 110), (3, 80), (4, 140), (5, 140)):
+        table.setColumnWidth(col, width)
+    return table
 
 
 class ArchivePage(Page):
@@ -72,6 +116,8 @@ class ArchivePage(Page):
         super().__init__(ctx, parent)
         self.agent: str | None = None
         self.can_restore = ctx.has("restore")
+        self.can_keep = ctx.has("keep", "maintain")
+        self.shown: ArchiveView | None = None  # the last load
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
         head = QHBoxLayout()
@@ -83,31 +129,36 @@ class ArchivePage(Page):
         self.agent_box.currentIndexChanged.connect(self._agent_picked)
         head.addWidget(self.agent_box)
         root.addLayout(head)
-        self.note = QLabel(
-            tr("Archived memories are not recalled on their own; restore brings them back.")
-        )
+
+        self.tabs = QTabBar()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setExpanding(False)
+        self.tabs.addTab(tr("Archived"))
+        self.tabs.addTab(tr("Fading"))
+        self.tabs.setTabEnabled(FADING, self.can_keep)
+        self.tabs.currentChanged.connect(self._view_picked)
+        root.addWidget(self.tabs)
+        self.note = QLabel("")
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
         root.addWidget(self.note)
+
         self.model = RowsModel(ARCHIVE_COLUMNS, self)
         self.proxy = RowFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.table = QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the engine's order first
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 56), (1, 110), (3, 80), (4, 140), (5, 140)):
-            self.table.setColumnWidth(col, width)
-        root.addWidget(self.table, 1)
+        self.table = _table(self.proxy)
+        self.fading_model = RowsModel(FADING_COLUMNS, self)
+        self.fading_proxy = RowFilterProxy(self)
+        self.fading_proxy.setSourceModel(self.fading_model)
+        self.fading_table = _table(self.fading_proxy)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.table)
+        self.stack.addWidget(self.fading_table)
+        root.addWidget(self.stack, 1)
         self.empty_label = QLabel("")
         self.empty_label.setObjectName("muted")
         root.addWidget(self.empty_label)
+
         foot = QHBoxLayout()
         foot.addStretch(1)
         self.restore_button = QPushButton(tr("Restore selected"))
@@ -117,17 +168,32 @@ class ArchivePage(Page):
             self.restore_button.setToolTip(tr("Restoring is not available in this version."))
             foot.insertWidget(0, QLabel(tr("Restoring is not available in this version.")))
         foot.addWidget(self.restore_button)
+        self.keep_button = QPushButton(tr("Keep selected"))
+        self.keep_button.setToolTip(
+            tr("Reinforce them now: they stay active and fade again only after a new idle spell.")
+        )
+        self.keep_button.clicked.connect(self.keep_selected)
+        foot.addWidget(self.keep_button)
         root.addLayout(foot)
+        self._view_picked(ARCHIVED)
         ctx.bridge.memories_changed.connect(self.changed)
 
     def open_with(self, args: dict[str, Any]) -> None:
         if args.get("agent"):
             self.agent = args["agent"]
+        if args.get("view") == "fading" and self.can_keep:
+            self.tabs.setCurrentIndex(FADING)
         self.refresh()
 
     def _agent_picked(self) -> None:
         self.agent = self.agent_box.currentData()
         self.refresh()
+
+    def _view_picked(self, view: int) -> None:
+        self.stack.setCurrentIndex(view)
+        self.restore_button.setVisible(view == ARCHIVED)
+        self.keep_button.setVisible(view == FADING)
+        self._describe()
 
     def refresh(self, *_: object) -> None:
         self._start_load()
@@ -139,21 +205,53 @@ class ArchivePage(Page):
             on_error=self._finish_load,
         )
 
-    def _loaded(self, result: tuple[list[str], str | None, list[Any]]) -> None:
-        names, agent, rows = result
-        self.agent = agent
-        show_agents(self.agent_box, names, agent)
-        self.model.set_rows(rows)
-        self.empty_label.setText(
-            "" if rows else tr("Nothing archived: every memory of this agent is active.")
-        )
+    def _loaded(self, view: ArchiveView) -> None:
+        self.agent = view.agent
+        show_agents(self.agent_box, view.names, view.agent)
+        self.shown = view
+        self.model.set_rows(view.archived)
+        self.fading_model.set_rows(view.fading.candidates if view.fading is not None else [])
+        self.tabs.setTabText(ARCHIVED, tr("Archived ({n})").format(n=len(view.archived)))
+        if view.fading is not None:
+            self.tabs.setTabText(FADING, tr("Fading ({n})").format(n=len(view.fading.candidates)))
+        self._describe()
         self._finish_load()
+
+    def _describe(self) -> None:
+        """The note above the table and the empty state, for the view shown."""
+        if self.tabs.currentIndex() == FADING:
+            report = self.shown.fading if self.shown is not None else None
+            if report is not None:
+                self.note.setText(
+                    tr(
+                        "Strength below {threshold:g} after {days:g}+ days without a recall or "
+                        "use: the next maintenance archives these. Keep the ones that matter."
+                    ).format(threshold=report.threshold, days=report.idle_days)
+                )
+            empty = tr("Nothing is fading: every active memory was recalled or used lately.")
+            shown = self.fading_model.rowCount()
+        else:
+            self.note.setText(
+                tr("Archived memories are not recalled on their own; restore brings them back.")
+            )
+            empty = tr("Nothing archived: every memory of this agent is active.")
+            shown = self.model.rowCount()
+        self.empty_label.setText("" if shown or self.shown is None else empty)
 
     def selected_ids(self) -> list[int]:
         rows = {i.row() for i in self.table.selectionModel().selectedRows()}
         return [self.proxy.row_at(r).id for r in sorted(rows)]
 
+    def selected_fading_ids(self) -> list[int]:
+        rows = {i.row() for i in self.fading_table.selectionModel().selectedRows()}
+        return [self.fading_proxy.row_at(r).memory_id for r in sorted(rows)]
+
     def restore_selected(self) -> None:
         ids = self.selected_ids()
         if ids and self.can_restore:
             self.ctx.runner.write(self.ctx.engine.restore, ids, on_result=self.changed)
+
+    def keep_selected(self) -> None:
+        ids = self.selected_fading_ids()
+        if ids and self.can_keep:
+            self.ctx.runner.write(self.ctx.engine.keep, ids, on_result=self.changed)

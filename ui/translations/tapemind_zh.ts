@@ -172,6 +172,10 @@
         <translation>已归档</translation>
     </message>
     <message>
+        <source>Archived ({n})</source>
+        <translation>已归档（{n}）</translation>
+    </message>
+    <message>
         <source>Archived memories are not recalled on their own; restore brings them back.</source>
         <translation>已归档的记忆不会被自动召回；恢复后即可再次使用。</translation>
     </message>
@@ -276,6 +280,18 @@
         <translation>已有记忆</translation>
     </message>
     <message>
+        <source>Faded</source>
+        <translation>淡出时间</translation>
+    </message>
+    <message>
+        <source>Fading</source>
+        <translation>即将归档</translation>
+    </message>
+    <message>
+        <source>Fading ({n})</source>
+        <translation>即将归档（{n}）</translation>
+    </message>
+    <message>
         <source>Filter the loaded memories…</source>
         <translation>筛选已加载的记忆…</translation>
     </message>
@@ -348,6 +364,10 @@
         <translation>保留旧的(&amp;O)</translation>
     </message>
     <message>
+        <source>Keep selected</source>
+        <translation>保留所选</translation>
+    </message>
+    <message>
         <source>Key store: {where} · {n} secrets · {g} active grants</source>
         <translation>密钥存储：{where} · {n} 个密钥 · {g} 个有效授权</translation>
     </message>
@@ -362,6 +382,10 @@
     <message>
         <source>Language</source>
         <translation>语言</translation>
+    </message>
+    <message>
+        <source>Last active</source>
+        <translation>最近活跃</translation>
     </message>
     <message>
         <source>Last recalled</source>
@@ -438,6 +462,10 @@
     <message>
         <source>Nothing archived: every memory of this agent is active.</source>
         <translation>没有归档内容：该智能体的记忆都处于活跃状态。</translation>
+    </message>
+    <message>
+        <source>Nothing is fading: every active memory was recalled or used lately.</source>
+        <translation>没有即将归档的记忆：所有活跃记忆最近都被召回或使用过。</translation>
     </message>
     <message>
         <source>Open Tapemind</source>
@@ -518,6 +546,10 @@
     <message>
         <source>Refresh</source>
         <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Reinforce them now: they stay active and fade again only after a new idle spell.</source>
+        <translation>立即强化：它们保持活跃，要再闲置一段时间才会再次淡出。</translation>
     </message>
     <message>
         <source>Remove</source>
@@ -662,6 +694,10 @@
     <message>
         <source>Strength</source>
         <translation>强度</translation>
+    </message>
+    <message>
+        <source>Strength below {threshold:g} after {days:g}+ days without a recall or use: the next maintenance archives these. Keep the ones that matter.</source>
+        <translation>强度低于 {threshold:g}，且已 {days:g} 天以上未被召回或使用：下次维护时会将它们归档。请保留仍然重要的记忆。</translation>
     </message>
     <message>
         <source>Tags</source>
