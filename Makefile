@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.demo-home
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run demo test test-keyring lint bench package clean
+.PHONY: setup setup-node run demo test test-keyring lint bench package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,18 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+## The official TypeScript MCP client (what Claude Code and DeepChat embed), for the tests
+## and the overhead benchmark: interop/typescript, installed from its lock file.
+NODE_CLIENT := interop/typescript
+NODE_STAMP  := $(NODE_CLIENT)/node_modules/.installed
+
+$(NODE_STAMP): $(NODE_CLIENT)/package-lock.json
+	@command -v npm >/dev/null || { echo "The tests need Node.js and npm (the TypeScript MCP client): install them (apt-get install nodejs npm)."; exit 1; }
+	cd $(NODE_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+setup-node: $(NODE_STAMP)
 
 ## Seed a demo home (once) and open the desktop app on it. Without a screen, print the
 ## demo home's state and save a screenshot of the dashboard instead.
@@ -34,7 +46,7 @@ run: setup
 	fi
 
 ## Run every test (Qt offscreen); the real-keyring tests run in CI under dbus.
-test: setup
+test: setup setup-node
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real"
@@ -48,7 +60,7 @@ lint: setup
 	$(BIN)/lint-imports
 	$(BIN)/mypy app
 
-bench: setup
+bench: setup setup-node
 	$(BIN)/python -m bench
 
 clean:

@@ -18,7 +18,7 @@ default) and the handshake era (an `initialize`d session, what Claude Code and
 most clients speak today); then "plain HTTP", the 2026-07-28 POSTs from a minimal
 client (app/benchmarks/mcp_raw_client.py), whose overhead is nearly all the host's;
 then "TS SDK", a handshake-era session from the official TypeScript SDK's client, the one
-Claude Code and DeepChat embed (bench/ts_client; needs Node.js, and `npm ci` there first:
+Claude Code and DeepChat embed (interop/typescript; needs Node.js, and `make setup-node`:
 without them that protocol is left out, and the report says why).
 
 On a busy machine wall times are mostly waiting for a CPU, so CPU times are
@@ -63,14 +63,14 @@ FACTS = [
 ]
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
 # label -> the SDK client's mode (Client(mode=...)), "raw": app/benchmarks/mcp_raw_client.py,
-# or "node": bench/ts_client/client.mjs
+# or "node": interop/typescript/bench_client.mjs
 PROTOCOLS = {
     "2026-07-28": "2026-07-28",
     "handshake": "legacy",
     "plain HTTP": "raw",
     "TS SDK": "node",
 }
-TS_CLIENT = ROOT / "bench" / "ts_client"
+TS_CLIENT = ROOT / "interop" / "typescript"
 PACES = ("back to back", "together")
 ENGINE_MS = "tapemind/engine_ms"
 TOKEN_ENV = "TAPEMIND_BENCH_TOKEN"
@@ -159,14 +159,14 @@ def ts_client_missing() -> str | None:
     if shutil.which("node") is None:
         return "Node.js is not installed"
     if not (TS_CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        return f"its SDK is not installed: run `npm ci --prefix {TS_CLIENT.relative_to(ROOT)}`"
+        return "its SDK is not installed: run `make setup-node`"
     return None
 
 
 def client_argv(url: str, label: str, calls: int, agent_no: int, together: bool) -> list[str]:
     """The command line of one agent's client process."""
     if PROTOCOLS[label] == "node":
-        script = str(TS_CLIENT / "client.mjs")
+        script = str(TS_CLIENT / "bench_client.mjs")
         flags = [str(calls), str(agent_no), "1" if together else "0", str(WARM_UP_CALLS)]
         return ["node", script, url, *flags, *QUERIES]
     argv = [sys.executable, "-m", "app.benchmarks.mcp_overhead", "--client", url]
