@@ -1,22 +1,29 @@
 // Tool calls through the official TypeScript MCP client (the one Claude Code and DeepChat
-// embed), for tests/mcp/test_typescript_client.py: a handshake-era session over streamable
-// HTTP with the agent's bearer token (TAPEMIND_TOKEN).
+// embed), for tests/mcp/test_typescript_client.py: a handshake-era session, over streamable
+// HTTP with the agent's bearer token (TAPEMIND_TOKEN), or over stdio with a server it
+// launches itself (as Claude Code launches `tapemind mcp --agent A`).
 //
 //   node calls.mjs URL < calls.json
+//   node calls.mjs stdio COMMAND [ARG...] < calls.json
 //
-// stdin: a JSON array of {name, arguments}. stdout: one JSON object, {protocolVersion,
-// tools: [{name, inputSchema}], results: [{isError, text, structured}]}, or {error}
+// stdin: a JSON array of {name, arguments}. stdout: one JSON object, {server,
+// protocolVersion, tools: [{name, inputSchema}], results: [{isError, text, structured}]}, or {error}
 // when the session could not start (a wrong token) or a call broke the protocol.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
 const calls = JSON.parse(Buffer.concat(chunks).toString("utf8") || "[]");
 
-const transport = new StreamableHTTPClientTransport(new URL(`${process.argv[2]}/mcp`), {
-  requestInit: { headers: { Authorization: `Bearer ${process.env.TAPEMIND_TOKEN ?? ""}` } },
-});
+const [where, ...command] = process.argv.slice(2);
+const transport =
+  where === "stdio"
+    ? new StdioClientTransport({ command: command[0], args: command.slice(1), env: process.env })
+    : new StreamableHTTPClientTransport(new URL(`${where}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${process.env.TAPEMIND_TOKEN ?? ""}` } },
+      });
 const client = new Client({ name: "tapemind-interop", version: "1" });
 let out;
 try {
@@ -32,7 +39,8 @@ try {
     });
   }
   out = {
-    protocolVersion: transport.protocolVersion ?? null,
+    server: client.getServerVersion()?.name ?? null,
+    protocolVersion: transport.protocolVersion ?? null, // HTTP only: stdio keeps none
     tools: tools.map(({ name, inputSchema }) => ({ name, inputSchema })),
     results,
   };

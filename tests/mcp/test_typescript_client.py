@@ -8,7 +8,6 @@ a handshake-era session over streamable HTTP, its own schema checks of every ans
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -19,14 +18,15 @@ import pytest
 
 from app import Engine
 
-from .mcp_helpers import ROOT, counts, start_serve, stop
+from .mcp_helpers import ROOT, counts, env, start_serve, stop, tapemind_argv
 
 CLIENT = ROOT / "interop" / "typescript"
 TOOLS = {"append", "context", "memory", "remember", "request_secret", "search", "tape", "used"}
 
 
-def ts_calls(url: str, token: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
-    """Open a session with `token`, list the tools, make `calls`; what the client got."""
+def ts_calls(where: str | list[str], token: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Open a session (to a host's URL with `token`, or over stdio with a server launched
+    by the command `where`), list the tools, make `calls`; what the client got."""
     if (
         shutil.which("node") is None
         or not (CLIENT / "node_modules" / "@modelcontextprotocol").is_dir()
@@ -35,12 +35,16 @@ def ts_calls(url: str, token: str, calls: list[dict[str, Any]]) -> dict[str, Any
             "The TypeScript MCP client is not installed: run `make setup-node` (Node.js, npm)."
         )
     done = subprocess.run(
-        ["node", str(CLIENT / "calls.mjs"), url],
+        [
+            "node",
+            str(CLIENT / "calls.mjs"),
+            *([where] if isinstance(where, str) else ["stdio", *where]),
+        ],
         input=json.dumps(calls),
         capture_output=True,
         text=True,
         encoding="utf-8",
-        env={**os.environ, "TAPEMIND_TOKEN": token},
+        env={**env(), "TAPEMIND_TOKEN": token},
         timeout=120,
         check=False,
     )
@@ -137,3 +141,28 @@ def test_wrong_tokens_and_bad_arguments_get_clean_refusals(served: tuple) -> Non
     assert "budget" in results[0]["text"] and "call it again" in results[0]["text"]
     assert all("Traceback" not in r["text"] for r in results)
     assert counts(home) == before  # nothing written by a refused call
+
+
+def test_a_stdio_server_launched_by_the_typescript_client(two_agents: Path) -> None:
+    """What Claude Code does with a stdio configuration: launch `tapemind mcp --agent A`
+    (no host running: it opens the home itself) and talk to it over its pipes."""
+    server = tapemind_argv(two_agents, "mcp", "--agent", "A")
+    said = "部署在每周五下午进行。"
+    calls = [
+        {
+            "name": "append",
+            "arguments": {"entries": [{"thread": "s1", "role": "user", "text": said}]},
+        },
+        {"name": "remember", "arguments": {"text": said, "category": "project_fact"}},
+        {"name": "context", "arguments": {"query": "部署"}},
+    ]
+    got = ts_calls(server, "", calls)
+    assert got["server"] and {t["name"] for t in got["tools"]} == TOOLS
+    _, stored, context = got["results"]
+    assert not any(r["isError"] for r in got["results"]), got["results"]
+    memory_id = stored["structured"]["memory"]["id"]
+    assert context["structured"]["included"] == [memory_id] and said in context["text"]
+    with Engine.open(two_agents) as engine:  # written to agent A's home, nothing to B's
+        assert [m.id for m in engine.memories("A")] == [memory_id]
+        assert engine.memories("B") == []
+        assert engine.tape("A")[0].text == said and engine.tape("B") == []
