@@ -76,8 +76,12 @@ class SearchResult:
     offset: int
     limit: int
     has_more: bool
-    # Why a part of the search was skipped (e.g. nothing embedded yet: full-text only).
+    # Why a part of the search was skipped (e.g. nothing embedded yet: full-text only),
+    # or that the hits are likely unrelated (below).
     notes: tuple[str, ...] = ()
+    # No hit shares a word with the query and the nearest by meaning are distant: the
+    # hits are the least unrelated rows there are (a semantic search always answers).
+    distant: bool = False
 
 
 def validate(
@@ -220,6 +224,7 @@ def search(
             for kind in kinds
         }
         deadline = time.monotonic() + REGEX_BUDGET_S
+        closest: dict[str, float | None] = {}  # the best semantic similarity, per kind
         for kind in kinds:
             if mode == "regex":
                 lists[f"regex:{kind}"] = [
@@ -250,6 +255,7 @@ def search(
                         retrieval, s, arow, kind, query, f, _semantic_n(kind, want), mode, notes,
                         pending[kind],
                     )  # fmt: skip
+                    closest[kind] = max((sc for _, sc in near), default=None)
                     smoothed = smooth(
                         s,
                         [(i, max(sc, 0.0)) for i, sc in near],
@@ -267,12 +273,19 @@ def search(
                             }
                         )
                 else:
-                    lists[f"semantic:{kind}"] = [
-                        ((kind, i), sc)
-                        for i, sc in _semantic(
-                            retrieval, s, arow, kind, query, f, want, mode, notes, pending[kind]
-                        )
-                    ]
+                    near = _semantic(
+                        retrieval, s, arow, kind, query, f, want, mode, notes, pending[kind]
+                    )
+                    closest[kind] = max((sc for _, sc in near), default=None)
+                    lists[f"semantic:{kind}"] = [((kind, i), sc) for i, sc in near]
+        distant = False
+        if retrieval is not None and closest:
+            floor = retrieval.similarity_floor(s)
+            worded = any(lists.get(f"fulltext:{kind}") for kind in kinds)
+            near = [c for c in closest.values() if c is not None]
+            distant = not worded and bool(near) and max(near) < floor
+            if distant:
+                notes.append(_distant_note(kinds, floor))
         named = {
             name.split(":")[0] if len(kinds) == 1 else name: items for name, items in lists.items()
         }
@@ -292,6 +305,18 @@ def search(
         limit=limit,
         has_more=len(fused) > offset + limit,
         notes=tuple(notes),
+        distant=distant and bool(hits),
+    )
+
+
+def _distant_note(kinds: Sequence[str], floor: float) -> str:
+    """Said when no hit shares a word with the query and the nearest by meaning are far:
+    the hits are then the least unrelated rows, likely unrelated (a semantic search
+    always answers something)."""
+    what = " or ".join("memory" if k == "memory" else "tape entry" for k in kinds)
+    return (
+        f"No {what} shares a word with the query, and the nearest by meaning are distant "
+        f"(similarity below {floor:g}): these hits are likely unrelated."
     )
 
 
