@@ -282,8 +282,8 @@ def search(
         if retrieval is not None and closest:
             floor = retrieval.similarity_floor(s)
             worded = any(lists.get(f"fulltext:{kind}") for kind in kinds)
-            near = [c for c in closest.values() if c is not None]
-            distant = not worded and bool(near) and max(near) < floor
+            best = [c for c in closest.values() if c is not None]
+            distant = not worded and bool(best) and max(best) < floor
             if distant:
                 notes.append(_distant_note(kinds, floor))
         named = {
