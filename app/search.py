@@ -26,6 +26,7 @@ from . import rare_terms
 from .clock import check_window
 from .db.store import dbapi
 from .errors import InvalidInput, TapemindError
+from .fulltext import shares_a_word
 from .intake import check_category
 from .memories import MEMORY_COLUMNS, memory_of
 from .models import STATUSES, Memory, TapeEntry
@@ -278,14 +279,6 @@ def search(
                     )
                     closest[kind] = max((sc for _, sc in near), default=None)
                     lists[f"semantic:{kind}"] = [((kind, i), sc) for i, sc in near]
-        distant = False
-        if retrieval is not None and closest:
-            floor = retrieval.similarity_floor(s)
-            worded = any(lists.get(f"fulltext:{kind}") for kind in kinds)
-            best = [c for c in closest.values() if c is not None]
-            distant = not worded and bool(best) and max(best) < floor
-            if distant:
-                notes.append(_distant_note(kinds, floor))
         named = {
             name.split(":")[0] if len(kinds) == 1 else name: items for name, items in lists.items()
         }
@@ -296,6 +289,11 @@ def search(
             for key, score, why in fused[offset : offset + limit]
         ]
         hits = load_hits(s, agent, page)
+        best = [c for c in closest.values() if c is not None]
+        floor = retrieval.similarity_floor(s) if retrieval is not None and best else None
+        distant = floor is not None and max(best) < floor and not _worded(query, hits)
+        if distant:
+            notes.append(_distant_note(kinds, floor or 0.0))
     return SearchResult(
         query=query,
         scope=scope,
@@ -305,7 +303,16 @@ def search(
         limit=limit,
         has_more=len(fused) > offset + limit,
         notes=tuple(notes),
-        distant=distant and bool(hits),
+        distant=bool(distant and hits),
+    )
+
+
+def _worded(query: str, hits: Sequence[SearchHit]) -> bool:
+    """Whether a hit full-text found shares a word with the query (not only a common
+    CJK character: see `fulltext.shares_a_word`)."""
+    return any(
+        any(part.split(":")[0] == "fulltext" for part in hit.why) and shares_a_word(query, hit.text)
+        for hit in hits
     )
 
 

@@ -61,6 +61,9 @@ def test_a_search_for_what_is_not_there_says_its_hits_are_likely_unrelated(
             assert "shares a word" in note and "likely unrelated" in note and result.distant
         everything = engine.search("a", query, scope="all")
         assert "No memory or tape entry shares a word" in everything.notes[0]
+    # Full-text matches a lone common character (不, in 不喝咖啡): still nothing close.
+    lone = engine.search("a", "不存在的东西")
+    assert "fulltext" in lone.hits[0].why and lone.distant
     # A shared word, or a close paraphrase: no such note.
     for query in ("PostgreSQL", "他平时爱喝什么饮料"):
         result = engine.search("a", query)
