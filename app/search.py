@@ -290,10 +290,12 @@ def search(
         ]
         hits = load_hits(s, agent, page)
         best = [c for c in closest.values() if c is not None]
-        floor = retrieval.similarity_floor(s) if retrieval is not None and best else None
-        distant = floor is not None and max(best) < floor and not _worded(query, hits)
-        if distant:
-            notes.append(_distant_note(kinds, floor or 0.0))
+        distant = False
+        if retrieval is not None and best:
+            floor = retrieval.similarity_floor(s)
+            distant = max(best) < floor and not _worded(query, hits)
+            if distant:
+                notes.append(_distant_note(kinds, floor))
     return SearchResult(
         query=query,
         scope=scope,
