@@ -32,6 +32,18 @@ def test_a_search_hit_carries_the_memory_without_its_bookkeeping(engine: Engine)
     assert len(json.dumps(memory, ensure_ascii=False)) < 300
 
 
+def test_remember_answers_with_the_decision_and_a_lean_memory(engine: Engine) -> None:
+    engine.add_agent("A")
+    made = answer(engine, "remember", {"text": "用户的时区是 UTC+8", "category": "preference"})
+    assert made["decision"] == "add" and made["reason"]
+    memory = made["memory"]
+    assert memory["text"] == "用户的时区是 UTC+8" and memory["status"] == "active"
+    assert not {"agent", "content_hash"} & set(memory) and None not in memory.values()
+    # The full record is one call away.
+    full = answer(engine, "memory", {"id": memory["id"]})["memory"]
+    assert full["content_hash"] and full["agent"] == "A"
+
+
 def test_a_huge_tape_entry_is_cut_and_says_how_to_read_it_whole(engine: Engine) -> None:
     engine.add_agent("A")
     log = "日志 line of a pasted build log\n" * 4000  # ~120,000 characters

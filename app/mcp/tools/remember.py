@@ -6,8 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ...host.codec import to_json
 from ...models import CATEGORIES
 from .base import ToolArgs
+from .views import lean
 
 NAME = "remember"
 DESCRIPTION = (
@@ -76,4 +78,8 @@ def run(engine: Any, agent: str, args: Args) -> Any:
         turn=args.turn,
         thread=args.thread,
     )
-    return result
+    # The memory as an agent reads it (see .views): `memory(id)` gives the full record.
+    answer = to_json(result)
+    if answer.get("memory") is not None:
+        answer["memory"] = lean(answer["memory"])
+    return answer

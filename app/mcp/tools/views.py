@@ -1,4 +1,4 @@
-"""What an agent reads of memories and tape entries in `search` and `tape` answers.
+"""What an agent reads of memories and tape entries in `search`, `tape` and `remember` answers.
 
 Several clients (Claude Code among them) give the model the JSON of a tool's result, so
 every field costs tokens at every call. A hit carried the whole memory record: its owner
