@@ -104,7 +104,7 @@ ZH: dict[str, str] = {
     "nothing to review": "没有待审查的冲突",
     "oldest waiting: {age}": "最久等待：{age}",
     "index up to date": "索引已是最新",
-    "{n} candidates": "{n} 条候选",
+    "{n} fading": "{n} 条即将归档",
     "candidates: not available in this version": "候选：此版本暂不可用",
     "requests waiting for you": "等待你处理的请求",
     "entries on the tape": "条磁带记录",

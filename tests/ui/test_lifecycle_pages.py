@@ -64,6 +64,27 @@ def test_fading_lists_the_archive_candidates_and_keep_holds_one_back(
     assert "restore brings them back" in page.note.text()
 
 
+def test_the_archived_card_of_an_agent_with_nothing_archived_opens_its_fading_memories(
+    session, qtbot
+) -> None:
+    window = session.window
+    dashboard, archive = window.pages["dashboard"], window.pages["archive"]
+    engine = session.engine
+    agent = next(
+        a.name
+        for a in engine.agents()
+        if not engine.archived(a.name) and engine.maintain(a.name, dry_run=True).candidates
+    )
+    with qtbot.waitSignal(dashboard.loaded, timeout=10000):
+        dashboard.agent_box.setCurrentIndex(dashboard.agent_box.findData(agent))
+    assert dashboard.cards["archived"].value.text() == "0"
+    with qtbot.waitSignal(archive.loaded, timeout=10000):
+        qtbot.mouseClick(dashboard.cards["archived"], Qt.MouseButton.LeftButton)
+    assert window.current_page() is archive and archive.agent == agent
+    assert archive.stack.currentWidget() is archive.fading_table
+    assert archive.fading_model.rowCount() > 0
+
+
 def test_trends_draw_the_stored_snapshots(session) -> None:
     page = session.window.pages["dashboard"]
     if not session.ctx.has("health_history"):

@@ -62,6 +62,7 @@ class DashboardPage(Page):
         grid = QGridLayout()
         grid.setSpacing(12)
         self.cards: dict[str, Card] = {}
+        self.shown: health.HealthView | None = None  # the figures on the cards
         specs = [
             ("memories", "Memories", "memories", {"status": "active"}),
             ("never_recalled", "Never recalled", "memories", {"never_recalled": True}),
@@ -125,6 +126,10 @@ class DashboardPage(Page):
 
     def _open(self, page: str, args: dict[str, Any]) -> None:
         agent = self.agent_box.currentData()
+        shown = self.shown
+        # Nothing archived yet but some fading: that is what the card points at.
+        if page == "archive" and shown and not shown.archived and shown.archive_candidates:
+            args = {**args, "view": "fading"}
         self.ctx.nav.page_requested.emit(page, {**args, **({"agent": agent} if agent else {})})
 
     def refresh(self, *_: object) -> None:
@@ -141,6 +146,7 @@ class DashboardPage(Page):
         )
 
     def _show(self, view: health.HealthView) -> None:
+        self.shown = view
         self.view = view
         self._sync_agents(view.agents)
         total = sum(view.totals.values())
@@ -169,7 +175,7 @@ class DashboardPage(Page):
             else tr("index up to date"),
         )
         if view.archive_candidates is not None:
-            note = tr("{n} candidates").format(n=view.archive_candidates)
+            note = tr("{n} fading").format(n=view.archive_candidates)
         else:
             note = tr("candidates: not available in this version")
         self._value("archived", view.archived, note)

@@ -1072,10 +1072,6 @@
         <translation>{count} · 没有相近的记忆：以下是最接近的，可能无关</translation>
     </message>
     <message>
-        <source>{n} candidates</source>
-        <translation>{n} 条候选</translation>
-    </message>
-    <message>
         <source>{n} d</source>
         <translation>{n} 天</translation>
     </message>
@@ -1086,6 +1082,10 @@
     <message>
         <source>{n} entries match “{query}”</source>
         <translation>{n} 个条目匹配“{query}”</translation>
+    </message>
+    <message>
+        <source>{n} fading</source>
+        <translation>{n} 条即将归档</translation>
     </message>
     <message>
         <source>{n} h</source>
