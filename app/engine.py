@@ -70,7 +70,7 @@ from . import health as health_
 from .conflicts import Conflict
 from .confront import DecisionRecord
 from .distill import DistillReport
-from .forgetting import MaintainReport
+from .forgetting import ArchiveCandidate, MaintainReport
 from .health import HealthSnapshot
 
 
@@ -537,6 +537,13 @@ class Engine:
     ) -> MaintainReport:
         """Soft-archive weak, long-idle memories (at `as_of`; `dry_run` only lists)."""
         return forgetting.maintain(self._rt, agent, as_of=as_of, dry_run=dry_run)
+
+    def fading(
+        self, agent: str, within_days: float = forgetting.FADING_DAYS
+    ) -> list[ArchiveCandidate]:
+        """Active memories that maintenance archives within `within_days` unless they are
+        recalled, used or kept (soonest first; strength as of now)."""
+        return forgetting.fading(self._rt, agent, within_days=within_days)
 
     def archived(self, agent: str, limit: int = 50, offset: int = 0) -> list[Memory]:
         """Archived memories, most recently archived first."""

@@ -36,6 +36,8 @@ from .models import AgentSettings, Memory
 from .runtime import Runtime, agent_row
 from .strength import anchor_time, fade_days, fade_time, strength
 
+# How far ahead the owner is shown what is fading (the app's Fading list, `archive fading`).
+FADING_DAYS = 7.0
 _FADE_INPUTS = (
     "id, created_at, last_recalled_at, last_used_at, last_reinforced_at, importance, use_count"
 )
@@ -86,14 +88,16 @@ _ANCHOR_SQL = (
 )
 
 
-def _stale(s: Session, agent_id: int, anchored_before: str | None = None) -> list[Sequence[object]]:
+def _stale(
+    s: Session, agent_id: int, anchored_before: str | None = None, columns: str = _FADE_INPUTS
+) -> list[Sequence[object]]:
     """Active rows whose fade time is stale; with `anchored_before`, only those last
     reinforced before it (the others cannot have faded yet, see `count_candidates`)."""
     where = f" AND {_ANCHOR_SQL} <= :before" if anchored_before is not None else ""
     return list(
         s.connection().execute(
             text(
-                f"SELECT {_FADE_INPUTS} FROM memories WHERE agent_id = :a AND status = 'active' "
+                f"SELECT {columns} FROM memories WHERE agent_id = :a AND status = 'active' "
                 f"AND fade_at IS NULL{where}"
             ),
             {"a": agent_id, "before": anchored_before},
@@ -133,6 +137,40 @@ def count_candidates(s: Session, arow: AgentRow, at: datetime) -> int:
     soonest = fade_days(st.half_life_days, 0.0, 0, st.archive_below, st.archive_idle_days)
     stale = _stale(s, arow.id or 0, to_iso(at - timedelta(days=soonest)))
     return int(indexed or 0) + sum(1 for r in stale if _fade(r, st)[1] <= at)
+
+
+def fading(rt: Runtime, agent: str, *, within_days: float = FADING_DAYS) -> list[ArchiveCandidate]:
+    """The agent's active memories that are archive candidates now or become ones within
+    `within_days`: what maintenance (every few hours, in the host) will archive unless they
+    are recalled, used or kept. Soonest first; strength as of now. Read-only: rows whose
+    fade time is stale are evaluated here, as `count_candidates` does."""
+    if not 0 <= within_days <= 3650:
+        raise InvalidInput("within_days must be between 0 and 3650.")
+    now = rt.clock.now()
+    until = now + timedelta(days=within_days)
+    columns = f"{_FADE_INPUTS}, category, text, fade_at"
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        st = settings_of(arow)
+        rows = list(
+            s.connection().execute(
+                text(
+                    f"SELECT {columns} FROM memories WHERE agent_id = :a AND status = 'active' "
+                    "AND fade_at <= :t"
+                ),
+                {"a": arow.id, "t": to_iso(until)},
+            )
+        )
+        soonest = fade_days(st.half_life_days, 0.0, 0, st.archive_below, st.archive_idle_days)
+        anchored = to_iso(until - timedelta(days=soonest))
+        out = []
+        for r in [*rows, *_stale(s, arow.id or 0, anchored, columns)]:
+            anchor, fades = _fade(r, st)
+            if fades > until:
+                continue  # a stale row that does not fade within the window
+            power = strength(now, anchor, st.half_life_days, float(r[5]), int(r[6]))
+            out.append(ArchiveCandidate(int(r[0]), r[7], r[8], float(r[5]), power, anchor, fades))
+    return sorted(out, key=lambda c: (c.fade_at, c.memory_id))
 
 
 def _candidates(s: Session, arow: AgentRow, at: datetime) -> list[ArchiveCandidate]:

@@ -149,6 +149,36 @@ def archive_list(state: State, agent: str, limit: int, offset: int) -> None:
     )  # fmt: skip
 
 
+@archive.command("fading")
+@click.option("--agent", required=True)
+@click.option(
+    "--days",
+    type=click.FloatRange(0, 3650),
+    default=7.0,
+    show_default=True,
+    help="How far ahead to look.",
+)
+@json_option
+@pass_state
+def archive_fading(state: State, agent: str, days: float) -> None:
+    """Active memories that maintenance archives within --days unless they are recalled,
+    used or kept (`tapemind keep ID`); soonest first, with today's strength."""
+    items = state.engine().fading(agent, days)
+    if state.as_json:
+        emit_json(items)
+        return
+    table(
+        ["ID", "CATEGORY", "IMP", "STRENGTH", "FADES", "LAST ACTIVE", "TEXT"],
+        [
+            [c.memory_id, c.category, f"{c.importance:.2f}", f"{c.strength:.3f}",
+             short_time(c.fade_at), short_time(c.last_active_at), c.text]
+            for c in items
+        ],
+    )  # fmt: skip
+    if items:
+        click.echo("Keep one from the archive with `tapemind keep ID`.")
+
+
 @click.command()
 @click.argument("memory_ids", nargs=-1, required=True, type=int)
 @json_option
@@ -169,7 +199,7 @@ def restore(state: State, memory_ids: tuple[int, ...]) -> None:
 @pass_state
 def keep(state: State, memory_ids: tuple[int, ...]) -> None:
     """Keep active memories from fading into the archive (reinforced now), e.g. the
-    candidates `maintain --dry-run` lists."""
+    ones `archive fading` lists."""
     items = state.engine().keep(memory_ids)
     if state.as_json:
         emit_json(items)

@@ -118,9 +118,14 @@ def test_keep_a_fading_memory(aged: tuple[Engine, ManualClock]) -> None:
     assert weak
     dry = run("maintain", "--agent", "cc", "--dry-run")
     assert "双周报" in dry.output and "tapemind keep ID" in dry.output
+    fading = run("archive", "fading", "--agent", "cc")
+    assert "双周报" in fading.output and "FADES" in fading.output and "keep ID" in fading.output
+    [listed] = ok_json("archive", "fading", "--agent", "cc", "--days", "0")
+    assert listed["memory_id"] == weak.id and listed["strength"] < 0.1
     kept = run("keep", str(weak.id))
     assert kept.exit_code == 0 and f"kept memory {weak.id} [preference]" in kept.output
     assert ok_json("maintain", "--agent", "cc", "--dry-run")["candidates"] == []
+    assert ok_json("archive", "fading", "--agent", "cc") == []
     assert [m["id"] for m in ok_json("keep", str(weak.id))] == [weak.id]  # again: still fine
     unknown = run("keep", "424242")
     assert unknown.exit_code != 0 and "No memory 424242" in unknown.output

@@ -139,6 +139,29 @@ def test_keep_holds_a_fading_memory_back_from_the_archive(cc: Engine, clock: Man
     assert len(cc.audit(action="memory.keep")) == 1  # a refused batch changes nothing
 
 
+def test_fading_looks_a_week_ahead_with_todays_strength(cc: Engine, clock: ManualClock) -> None:
+    """What maintenance will archive soon, before it does: maintenance runs every few hours
+    in the host, so the candidates of this instant are mostly archived already."""
+    weak = cc.remember("cc", "Checked: 京都 is 24°C in early October.", "task_outcome",
+                       importance=0.1).memory  # fmt: skip
+    strong = cc.remember("cc", "用户对花生过敏。", "preference", importance=1.0).memory
+    assert weak is not None and strong is not None
+    assert cc.fading("cc") == []
+    [ahead] = cc.fading("cc", within_days=100)  # never maintained: evaluated on the fly
+    assert ahead.memory_id == weak.id and ahead.strength == pytest.approx(1.0)
+    clock.set(ahead.fade_at - 3 * DAY)  # three days before it fades
+    [soon] = cc.fading("cc")
+    assert soon.memory_id == weak.id and soon.fade_at == ahead.fade_at
+    assert 0.1 < soon.strength < 0.2  # today's strength: still above the threshold
+    assert cc.fading("cc", within_days=1) == []
+    assert cc.maintain("cc").archived_ids == ()  # not yet a candidate
+    assert [c.memory_id for c in cc.fading("cc")] == [weak.id]  # maintained: indexed
+    cc.keep([weak.id])
+    assert cc.fading("cc") == []
+    with pytest.raises(InvalidInput, match="within_days"):
+        cc.fading("cc", within_days=-1)
+
+
 def test_archived_left_out_of_context_and_found_on_request(cc: Engine, clock: ManualClock) -> None:
     m = cc.remember("cc", "用户喜欢靠窗的座位。", "preference", importance=0.1).memory
     assert m is not None

@@ -37,7 +37,7 @@ def test_fading_lists_the_archive_candidates_and_keep_holds_one_back(
     and keeping one takes it off the list, active, before maintenance archives it."""
     page = open_page("archive")
     engine = session.engine
-    fading = {a.name: engine.maintain(a.name, dry_run=True).candidates for a in engine.agents()}
+    fading = {a.name: engine.fading(a.name) for a in engine.agents()}
     agent = max(fading, key=lambda name: len(fading[name]))
     assert fading[agent], "the demo home has fading memories"
     with qtbot.waitSignal(page.loaded, timeout=10000):
@@ -47,14 +47,13 @@ def test_fading_lists_the_archive_candidates_and_keep_holds_one_back(
     assert page.keep_button.isVisible() and not page.restore_button.isVisible()
     shown = [page.fading_proxy.row_at(i).memory_id for i in range(page.fading_proxy.rowCount())]
     assert shown == [c.memory_id for c in fading[agent]]
-    assert "next maintenance archives these" in page.note.text()
+    assert "Archived within a week unless recalled, used or kept" in page.note.text()
     first = page.fading_proxy.row_at(0)
     assert page.fading_proxy.index(0, 3).data() == f"{first.strength:.2f}"
     page.fading_table.selectRow(0)
     with qtbot.waitSignal(page.loaded, timeout=10000):
         qtbot.mouseClick(page.keep_button, Qt.MouseButton.LeftButton)
-    still = engine.maintain(agent, dry_run=True).candidates
-    assert first.memory_id not in [c.memory_id for c in still]
+    assert first.memory_id not in [c.memory_id for c in engine.fading(agent)]
     assert engine.memory(first.memory_id).memory.status == "active"
     left = [page.fading_model.row_at(i).memory_id for i in range(page.fading_model.rowCount())]
     assert first.memory_id not in left and len(left) == len(fading[agent]) - 1
@@ -71,9 +70,7 @@ def test_the_archived_card_of_an_agent_with_nothing_archived_opens_its_fading_me
     dashboard, archive = window.pages["dashboard"], window.pages["archive"]
     engine = session.engine
     agent = next(
-        a.name
-        for a in engine.agents()
-        if not engine.archived(a.name) and engine.maintain(a.name, dry_run=True).candidates
+        a.name for a in engine.agents() if not engine.archived(a.name) and engine.fading(a.name)
     )
     with qtbot.waitSignal(dashboard.loaded, timeout=10000):
         dashboard.agent_box.setCurrentIndex(dashboard.agent_box.findData(agent))

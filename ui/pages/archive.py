@@ -1,5 +1,5 @@
-"""Archive: archived memories (restore them) and fading ones, the archive candidates
-the next maintenance will archive (keep the ones that still matter)."""
+"""Archive: archived memories (restore them) and fading ones, which maintenance archives
+within a week unless they are recalled, used or kept (keep the ones that still matter)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ ARCHIVE_COLUMNS = (
     ),
 )
 
-# Rows are the engine's archive candidates (`maintain(dry_run=True)`).
+# Rows are the engine's archive candidates ahead (`fading`), strength as of today.
 FADING_COLUMNS = (
     Column("ID", lambda c: str(c.memory_id), lambda c: c.memory_id, align_right=True),
     Column("Category", lambda c: word(c.category)),
@@ -63,7 +63,7 @@ FADING_COLUMNS = (
     Column(
         "Last active", lambda c: fmt_time(c.last_active_at), lambda c: c.last_active_at.timestamp()
     ),
-    Column("Faded", lambda c: fmt_time(c.fade_at), lambda c: c.fade_at.timestamp()),
+    Column("Fades", lambda c: fmt_time(c.fade_at), lambda c: c.fade_at.timestamp()),
 )
 
 
@@ -72,7 +72,9 @@ class ArchiveView:
     names: list[str]
     agent: str | None
     archived: list[Any]
-    fading: Any = None  # the engine's MaintainReport of a dry run; None: not offered
+    fading: list[Any] | None = None  # the engine's `fading`; None: not offered
+    threshold: float | None = None  # the agent's archive_below and archive_idle_days
+    idle_days: float | None = None
 
 
 def load_archive(engine: Any, agent: str | None) -> ArchiveView:
@@ -87,10 +89,12 @@ def load_archive(engine: Any, agent: str | None) -> ArchiveView:
         rows.extend(page)
         if len(page) < 200:
             break
-    fading = None
-    if agent is not None and callable(getattr(engine, "maintain", None)):
-        fading = engine.maintain(agent, dry_run=True)
-    return ArchiveView(names, agent, rows, fading)
+    if agent is None or not callable(getattr(engine, "fading", None)):
+        return ArchiveView(names, agent, rows)
+    settings = engine.agent(agent).settings
+    return ArchiveView(
+        names, agent, rows, engine.fading(agent), settings.archive_below, settings.archive_idle_days
+    )
 
 
 def _table(proxy: RowFilterProxy) -> QTableView:
@@ -116,7 +120,7 @@ class ArchivePage(Page):
         super().__init__(ctx, parent)
         self.agent: str | None = None
         self.can_restore = ctx.has("restore")
-        self.can_keep = ctx.has("keep", "maintain")
+        self.can_keep = ctx.has("keep", "fading")
         self.shown: ArchiveView | None = None  # the last load
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
@@ -210,23 +214,24 @@ class ArchivePage(Page):
         show_agents(self.agent_box, view.names, view.agent)
         self.shown = view
         self.model.set_rows(view.archived)
-        self.fading_model.set_rows(view.fading.candidates if view.fading is not None else [])
+        self.fading_model.set_rows(view.fading or [])
         self.tabs.setTabText(ARCHIVED, tr("Archived ({n})").format(n=len(view.archived)))
         if view.fading is not None:
-            self.tabs.setTabText(FADING, tr("Fading ({n})").format(n=len(view.fading.candidates)))
+            self.tabs.setTabText(FADING, tr("Fading ({n})").format(n=len(view.fading)))
         self._describe()
         self._finish_load()
 
     def _describe(self) -> None:
         """The note above the table and the empty state, for the view shown."""
         if self.tabs.currentIndex() == FADING:
-            report = self.shown.fading if self.shown is not None else None
-            if report is not None:
+            view = self.shown
+            if view is not None and view.threshold is not None:
                 self.note.setText(
                     tr(
-                        "Strength below {threshold:g} after {days:g}+ days without a recall or "
-                        "use: the next maintenance archives these. Keep the ones that matter."
-                    ).format(threshold=report.threshold, days=report.idle_days)
+                        "Archived within a week unless recalled, used or kept: their strength "
+                        "falls below {threshold:g} after {days:g}+ idle days. Keep the ones "
+                        "that matter."
+                    ).format(threshold=view.threshold, days=view.idle_days)
                 )
             empty = tr("Nothing is fading: every active memory was recalled or used lately.")
             shown = self.fading_model.rowCount()

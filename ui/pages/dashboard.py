@@ -127,8 +127,8 @@ class DashboardPage(Page):
     def _open(self, page: str, args: dict[str, Any]) -> None:
         agent = self.agent_box.currentData()
         shown = self.shown
-        # Nothing archived yet but some fading: that is what the card points at.
-        if page == "archive" and shown and not shown.archived and shown.archive_candidates:
+        # Nothing archived yet: what is fading is what the card can show.
+        if page == "archive" and shown and not shown.archived:
             args = {**args, "view": "fading"}
         self.ctx.nav.page_requested.emit(page, {**args, **({"agent": agent} if agent else {})})
 
@@ -175,7 +175,7 @@ class DashboardPage(Page):
             else tr("index up to date"),
         )
         if view.archive_candidates is not None:
-            note = tr("{n} fading").format(n=view.archive_candidates)
+            note = tr("{n} candidates").format(n=view.archive_candidates)
         else:
             note = tr("candidates: not available in this version")
         self._value("archived", view.archived, note)

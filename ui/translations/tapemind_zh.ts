@@ -180,6 +180,10 @@
         <translation>已归档的记忆不会被自动召回；恢复后即可再次使用。</translation>
     </message>
     <message>
+        <source>Archived within a week unless recalled, used or kept: their strength falls below {threshold:g} after {days:g}+ idle days. Keep the ones that matter.</source>
+        <translation>一周内将被归档，除非被召回、使用或保留：闲置 {days:g} 天以上后，它们的强度会低于 {threshold:g}。请保留仍然重要的记忆。</translation>
+    </message>
+    <message>
         <source>Around entry #{id} in thread {thread}</source>
         <translation>线程 {thread} 中条目 #{id} 附近</translation>
     </message>
@@ -280,8 +284,8 @@
         <translation>已有记忆</translation>
     </message>
     <message>
-        <source>Faded</source>
-        <translation>淡出时间</translation>
+        <source>Fades</source>
+        <translation>归档时间</translation>
     </message>
     <message>
         <source>Fading</source>
@@ -696,10 +700,6 @@
         <translation>强度</translation>
     </message>
     <message>
-        <source>Strength below {threshold:g} after {days:g}+ days without a recall or use: the next maintenance archives these. Keep the ones that matter.</source>
-        <translation>强度低于 {threshold:g}，且已 {days:g} 天以上未被召回或使用：下次维护时会将它们归档。请保留仍然重要的记忆。</translation>
-    </message>
-    <message>
         <source>Tags</source>
         <translation>标签</translation>
     </message>
@@ -1072,6 +1072,10 @@
         <translation>{count} · 没有相近的记忆：以下是最接近的，可能无关</translation>
     </message>
     <message>
+        <source>{n} candidates</source>
+        <translation>{n} 条候选</translation>
+    </message>
+    <message>
         <source>{n} d</source>
         <translation>{n} 天</translation>
     </message>
@@ -1082,10 +1086,6 @@
     <message>
         <source>{n} entries match “{query}”</source>
         <translation>{n} 个条目匹配“{query}”</translation>
-    </message>
-    <message>
-        <source>{n} fading</source>
-        <translation>{n} 条即将归档</translation>
     </message>
     <message>
         <source>{n} h</source>
