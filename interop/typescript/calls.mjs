@@ -48,5 +48,5 @@ try {
   out = { error: String(error?.message ?? error) };
 }
 await client.close().catch(() => {});
-process.stdout.write(JSON.stringify(out) + "\n");
-process.exit(0);
+// Exit once the write is flushed: exiting at once cuts a piped stdout at 64 KiB.
+process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
