@@ -111,16 +111,6 @@ def query_groups(query: str) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(groups))
 
 
-def shares_a_word(query: str, text: str) -> bool:
-    """Whether `text` holds one of the query's words (or their stems) or CJK bigrams, as
-    full-text matches them. A lone CJK character counts only for a query of single
-    characters: 不 or 在 are in most Chinese sentences, so such a match says little."""
-    groups = query_groups(query)
-    strong = [g for g in groups if not (len(g[0]) == 1 and _IS_CJK.match(g[0]))]
-    tokens = set(index_tokens(text, 0).split())
-    return any(token in tokens for group in (strong or groups) for token in group)
-
-
 def _quoted(group: tuple[str, ...]) -> str:
     quoted = [f'"{t}"' for t in group]
     return quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})"

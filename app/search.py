@@ -26,7 +26,6 @@ from . import rare_terms
 from .clock import check_window
 from .db.store import dbapi
 from .errors import InvalidInput, TapemindError
-from .fulltext import shares_a_word
 from .intake import check_category
 from .memories import MEMORY_COLUMNS, memory_of
 from .models import STATUSES, Memory, TapeEntry
@@ -77,12 +76,8 @@ class SearchResult:
     offset: int
     limit: int
     has_more: bool
-    # Why a part of the search was skipped (e.g. nothing embedded yet: full-text only),
-    # or that the hits are likely unrelated (below).
+    # Why a part of the search was skipped (e.g. nothing embedded yet: full-text only).
     notes: tuple[str, ...] = ()
-    # No hit shares a word with the query and the nearest by meaning are distant: the
-    # hits are the least unrelated rows there are (a semantic search always answers).
-    distant: bool = False
 
 
 def validate(
@@ -225,7 +220,6 @@ def search(
             for kind in kinds
         }
         deadline = time.monotonic() + REGEX_BUDGET_S
-        closest: dict[str, float | None] = {}  # the best semantic similarity, per kind
         for kind in kinds:
             if mode == "regex":
                 lists[f"regex:{kind}"] = [
@@ -256,7 +250,6 @@ def search(
                         retrieval, s, arow, kind, query, f, _semantic_n(kind, want), mode, notes,
                         pending[kind],
                     )  # fmt: skip
-                    closest[kind] = max((sc for _, sc in near), default=None)
                     smoothed = smooth(
                         s,
                         [(i, max(sc, 0.0)) for i, sc in near],
@@ -274,11 +267,12 @@ def search(
                             }
                         )
                 else:
-                    near = _semantic(
-                        retrieval, s, arow, kind, query, f, want, mode, notes, pending[kind]
-                    )
-                    closest[kind] = max((sc for _, sc in near), default=None)
-                    lists[f"semantic:{kind}"] = [((kind, i), sc) for i, sc in near]
+                    lists[f"semantic:{kind}"] = [
+                        ((kind, i), sc)
+                        for i, sc in _semantic(
+                            retrieval, s, arow, kind, query, f, want, mode, notes, pending[kind]
+                        )
+                    ]
         named = {
             name.split(":")[0] if len(kinds) == 1 else name: items for name, items in lists.items()
         }
@@ -289,13 +283,6 @@ def search(
             for key, score, why in fused[offset : offset + limit]
         ]
         hits = load_hits(s, agent, page)
-        best = [c for c in closest.values() if c is not None]
-        distant = False
-        if retrieval is not None and best:
-            floor = retrieval.similarity_floor(s)
-            distant = max(best) < floor and not _worded(query, hits)
-            if distant:
-                notes.append(_distant_note(kinds, floor))
     return SearchResult(
         query=query,
         scope=scope,
@@ -305,27 +292,6 @@ def search(
         limit=limit,
         has_more=len(fused) > offset + limit,
         notes=tuple(notes),
-        distant=bool(distant and hits),
-    )
-
-
-def _worded(query: str, hits: Sequence[SearchHit]) -> bool:
-    """Whether a hit full-text found shares a word with the query (not only a common
-    CJK character: see `fulltext.shares_a_word`)."""
-    return any(
-        any(part.split(":")[0] == "fulltext" for part in hit.why) and shares_a_word(query, hit.text)
-        for hit in hits
-    )
-
-
-def _distant_note(kinds: Sequence[str], floor: float) -> str:
-    """Said when no hit shares a word with the query and the nearest by meaning are far:
-    the hits are then the least unrelated rows, likely unrelated (a semantic search
-    always answers something)."""
-    what = " or ".join("memory" if k == "memory" else "tape entry" for k in kinds)
-    return (
-        f"No {what} shares a word with the query, and the nearest by meaning are distant "
-        f"(similarity below {floor:g}): these hits are likely unrelated."
     )
 
 

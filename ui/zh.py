@@ -229,7 +229,6 @@ ZH: dict[str, str] = {
     "Restore selected": "恢复所选",
     "Restoring is not available in this version.": "此版本暂不支持恢复。",
     "Nothing archived: every memory of this agent is active.": "没有归档内容：该智能体的记忆都处于活跃状态。",
-    "{count} · nothing close: the nearest, likely unrelated": "{count} · 没有相近的记忆：以下是最接近的，可能无关",
     "Fading": "即将归档",
     "Archived ({n})": "已归档（{n}）",
     "Fading ({n})": "即将归档（{n}）",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from app import Engine
-from app.fulltext import index_tokens, query_terms, shares_a_word, stem
+from app.fulltext import index_tokens, query_terms, stem
 
 
 def _ids(engine: Engine, query: str, **kw: object) -> list[int]:
@@ -85,14 +85,3 @@ def test_a_chinese_word_written_against_a_latin_one_is_found(engine: Engine) -> 
     assert [h.entry.text for h in engine.search("a", "集群", scope="tape").hits if h.entry] == [
         "部署到k8s集群"
     ]
-
-
-def test_a_shared_word_is_more_than_a_common_character() -> None:
-    # A word or its stem, a CJK bigram: shared.
-    assert shares_a_word("deploying on Fridays", "Deploys wait for review")
-    assert shares_a_word("缩进风格", "用户要求 4 个空格缩进")
-    # Only a lone character of a longer Chinese query: not shared (不 is everywhere).
-    assert not shares_a_word("不存在的东西", "用户喜欢喝绿茶，不喝咖啡")
-    assert not shares_a_word("dinosaur fossils", "The demo runs on Fridays")
-    # A query of one character has nothing else to share.
-    assert shares_a_word("茶", "用户喜欢喝绿茶")

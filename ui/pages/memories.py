@@ -46,7 +46,6 @@ class MemoriesPage(Page):
         self.selected_id: int | None = None
         self.dialog: Any = None
         self.searching = False
-        self.distant = False  # the search's hits are all far from it (engine's `distant`)
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
         head = QHBoxLayout()
@@ -250,15 +249,14 @@ class MemoriesPage(Page):
             )
             return
         self.searching = False
-        self.distant = False
         self.model.reset(total)
         if total == 0 or agent is None:
             self._page_loaded(self.model.generation, [])
         else:
             self.model.fetchMore()
 
-    def _search_loaded(self, page: tuple[list[Any], list[Any], str, bool]) -> None:
-        rows, cells, chars, self.distant = page
+    def _search_loaded(self, page: tuple[list[Any], list[Any], str]) -> None:
+        rows, cells, chars = page
         self.model.reset(len(rows))
         self._page_loaded(self.model.generation, rows, cells, chars)
 
@@ -323,11 +321,9 @@ class MemoriesPage(Page):
 
     def _update_count(self) -> None:
         shown, total = self.proxy.rowCount(), self.model.total
-        count = tr("{shown} of {total} memories").format(shown=f"{shown:,}", total=f"{total:,}")
-        if self.searching and self.distant:
-            # Semantic search always answers: say when nothing is actually close.
-            count = tr("{count} · nothing close: the nearest, likely unrelated").format(count=count)
-        self.count_label.setText(count)
+        self.count_label.setText(
+            tr("{shown} of {total} memories").format(shown=f"{shown:,}", total=f"{total:,}")
+        )
 
     # -- selection and detail -------------------------------------------------------
 

@@ -38,26 +38,21 @@ def load_head(engine: Any, agent: str | None, category: str | None, status: str 
     return names, agent, total
 
 
-def search_memories(
-    engine: Any, agent: str, query: str, category: Any, status: Any
-) -> tuple[list[Any], bool]:
-    """The best hybrid-search hits as memories, best first, and whether they are all
-    distant from the query (likely unrelated; engines before that say nothing) — worker side."""
+def search_memories(engine: Any, agent: str, query: str, category: Any, status: Any) -> list[Any]:
+    """The best hybrid-search hits as memories, best first (worker side)."""
     result = engine.search(
         agent, query, scope="memories", category=category, status=status, limit=SEARCH_LIMIT
     )
     hits = getattr(result, "hits", result)
-    rows = [h.memory for h in hits if getattr(h, "memory", None) is not None]
-    return rows, bool(getattr(result, "distant", False))
+    return [h.memory for h in hits if getattr(h, "memory", None) is not None]
 
 
 def search_page(
     engine: Any, model: Any, agent: str, query: str, category: Any, status: Any
-) -> tuple[list[Any], list[Any], str, bool]:
-    """The search hits, their table cells, their text's characters and whether they
-    are all distant from the query (worker side)."""
-    rows, distant = search_memories(engine, agent, query, category, status)
-    return rows, model.prepare(rows), characters(rows), distant
+) -> tuple[list[Any], list[Any], str]:
+    """The search hits, their table cells and their text's characters (worker side)."""
+    rows = search_memories(engine, agent, query, category, status)
+    return rows, model.prepare(rows), characters(rows)
 
 
 def fetch_page(

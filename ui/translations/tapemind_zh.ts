@@ -1068,10 +1068,6 @@
         <translation>{agent} 请求 {secret}</translation>
     </message>
     <message>
-        <source>{count} · nothing close: the nearest, likely unrelated</source>
-        <translation>{count} · 没有相近的记忆：以下是最接近的，可能无关</translation>
-    </message>
-    <message>
         <source>{n} candidates</source>
         <translation>{n} 条候选</translation>
     </message>
