@@ -64,6 +64,9 @@ _CORE_SQL = (
     "ORDER BY importance DESC, updated_at DESC LIMIT ?"
 )
 _ANY_ARCHIVED_SQL = "SELECT 1 FROM memories WHERE agent_id = ? AND status = 'archived' LIMIT 1"
+_OPEN_CONFLICTS_SQL = (
+    "SELECT existing_id, challenger_id FROM conflicts WHERE agent_id = ? AND status = 'open'"
+)
 _CANDIDATE_COLUMNS = (
     "id, category, text, created_at, status, importance, use_count, "
     "last_recalled_at, last_used_at, last_reinforced_at, user"
@@ -132,10 +135,22 @@ def dropped_summary(reasons: Iterable[str]) -> str:
     return ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in counts.items())
 
 
-def _line(row: _Candidate) -> str:
+def _line(row: _Candidate, disputed: Sequence[int] = ()) -> str:
     # A memory about a person says whom: "用户要求 4 个空格缩进" is about that user only.
     about = f", about {row.user}" if row.user else ""
-    return f"- [m{row.id}] ({row.category}{about}, {row.created_at[:10]}) {row.text}"
+    # Both sides of an open conflict stay active until the owner settles it: each says so,
+    # or a model reads two contradicting memories as two facts.
+    against = "".join(f"; disputed by m{other}, not settled" for other in disputed)
+    return f"- [m{row.id}] ({row.category}{about}, {row.created_at[:10]}{against}) {row.text}"
+
+
+def _disputes(s: Tx, arow: AgentLike) -> dict[int, list[int]]:
+    """memory id -> the memories it is in an open conflict with (indexed; mostly none)."""
+    out: dict[int, list[int]] = {}
+    for existing, challenger in dbapi(s).execute(_OPEN_CONFLICTS_SQL, (arow.id,)):
+        out.setdefault(int(existing), []).append(int(challenger))
+        out.setdefault(int(challenger), []).append(int(existing))
+    return out
 
 
 @lru_cache(maxsize=8192)
@@ -244,6 +259,7 @@ def context(
             for memory_id in ids:
                 via.setdefault(memory_id, []).append(name)
         rows = _candidates(s, list(fused))
+        disputes = _disputes(s, arow)
         scored: list[tuple[float, _Candidate]] = []
         for memory_id, base in fused.items():
             row = rows.get(memory_id)
@@ -263,7 +279,7 @@ def context(
     dropped: list[DroppedItem] = []
     lines = []
     for score, row in scored:
-        line = _line(row)
+        line = _line(row, disputes.get(row.id, ()))
         cost = _line_tokens(line)
         if used + cost > budget:
             dropped.append(DroppedItem(row.id, "over_budget", round(score, 5)))

@@ -124,3 +124,17 @@ def test_open_conflict_does_not_block_writes(engine: Engine) -> None:
     later = engine.remember("cc", "部署前要先备份数据库。", "lesson")
     assert later.decision == "add"
     assert engine.conflict(cid).existing.memory.text == "用户喜欢猫，家里养了两只。"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_context_marks_both_sides_of_an_open_conflict(engine: Engine, lang: str) -> None:
+    """Both stay active while the owner decides: a model reading the block must not take
+    two contradicting memories for two facts."""
+    cid, old_id, new_id = open_conflict(engine, lang)
+    block = engine.context("cc", query=CASES[lang][0])
+    lines = {int(line.split("]")[0][4:]): line for line in block.text.splitlines()[1:]}
+    assert f"disputed by m{new_id}, not settled" in lines[old_id]
+    assert f"disputed by m{old_id}, not settled" in lines[new_id]
+    engine.resolve_conflict(cid, "both")  # settled: both hold, neither is marked
+    settled = engine.context("cc", query=CASES[lang][0]).text
+    assert "disputed" not in settled and CASES[lang][1] in settled
