@@ -73,7 +73,52 @@ _CHIT_CHAT = {
     "明白",
     "了解",
     "辛苦了",
+    "知道了",
+    "太好了",
+    "感谢",
+    "谢了",
+    "好嘞",
+    "awesome",
+    "perfect",
+    "alright",
+    "all right",
+    "see you",
+    "thanks a lot",
+    "thank you so much",
+    "谢谢你",
+    "谢谢您",
 }
+
+# A message is chit-chat when its words and Chinese characters are nothing but chit-chat
+# phrases, one after another ("好的，谢谢！", "好的好的", "ok thanks, sounds good");
+# punctuation, emoji and spacing between them do not count.
+_UNIT = re.compile(r"[a-z0-9']+|[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
+def _units(text: str) -> tuple[str, ...]:
+    return tuple(_UNIT.findall(normalise(text).replace("\u2019", "'")))
+
+
+_CHIT_CHAT_UNITS = frozenset(_units(phrase) for phrase in _CHIT_CHAT)
+_LONGEST_PHRASE = max(len(units) for units in _CHIT_CHAT_UNITS)
+
+
+def is_chit_chat(text: str) -> bool:
+    """Whether `text` is only greetings, thanks and acknowledgements."""
+    if normalise(text) in _CHIT_CHAT:
+        return True
+    units = _units(text)
+    if not units or len(units) > 4 * _LONGEST_PHRASE:
+        return False
+    # Can the units be read as a run of phrases? reach[i]: the first i units can.
+    reach = [True] + [False] * len(units)
+    for start in range(len(units)):
+        if reach[start]:
+            for n in range(1, min(_LONGEST_PHRASE, len(units) - start) + 1):
+                if units[start : start + n] in _CHIT_CHAT_UNITS:
+                    reach[start + n] = True
+    return reach[-1]
+
 
 _TOOL_OUTPUT = (
     re.compile(r"Traceback \(most recent call last\)"),
@@ -119,7 +164,7 @@ def check_text(text: str) -> str:
             "remember the conclusion, citing the entry as its source.",
             code="too_long",
         )
-    if normalise(stripped) in _CHIT_CHAT:
+    if is_chit_chat(stripped):
         raise Refused(
             "This is chit-chat, not a durable conclusion (a preference, project fact, "
             "task outcome or lesson); it was not stored.",

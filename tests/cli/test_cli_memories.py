@@ -86,6 +86,10 @@ def test_remember_without_source_puts_the_call_on_the_tape(ready, run_json) -> N
         ("Sounds good.", "chit_chat", "chit-chat"),
         ("谢谢！", "chit_chat", "chit-chat"),
         ("好的。", "chit_chat", "chit-chat"),
+        # Phrases run together are still small talk (they were stored as preferences).
+        ("好的，谢谢！", "chit_chat", "chit-chat"),
+        ("好的好的", "chit_chat", "chit-chat"),
+        ("ok thanks, sounds good 👍", "chit_chat", "chit-chat"),
         ("the api key is sk-abcdefghijklmnopqrstuvwxyz123456", "credential", "vault"),
         ("数据库密码是 hunter2hunter2", "credential", "vault"),
         ("Traceback (most recent call last):\n  File x", "tool_output", "tape"),
