@@ -162,13 +162,14 @@ def archive_list(state: State, agent: str, limit: int, offset: int) -> None:
 @pass_state
 def archive_fading(state: State, agent: str, days: float) -> None:
     """Active memories that maintenance archives within --days unless they are recalled,
-    used or kept (`tapemind keep ID`); soonest first, with today's strength."""
+    used or kept (`tapemind keep ID`); soonest first, with today's strength. DUE is when
+    each became or becomes an archive candidate: one already due goes at the next run."""
     items = state.engine().fading(agent, days)
     if state.as_json:
         emit_json(items)
         return
     table(
-        ["ID", "CATEGORY", "IMP", "STRENGTH", "FADES", "LAST ACTIVE", "TEXT"],
+        ["ID", "CATEGORY", "IMP", "STRENGTH", "DUE", "LAST ACTIVE", "TEXT"],
         [
             [c.memory_id, c.category, f"{c.importance:.2f}", f"{c.strength:.3f}",
              short_time(c.fade_at), short_time(c.last_active_at), c.text]

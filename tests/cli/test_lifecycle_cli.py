@@ -119,7 +119,7 @@ def test_keep_a_fading_memory(aged: tuple[Engine, ManualClock]) -> None:
     dry = run("maintain", "--agent", "cc", "--dry-run")
     assert "双周报" in dry.output and "tapemind keep ID" in dry.output
     fading = run("archive", "fading", "--agent", "cc")
-    assert "双周报" in fading.output and "FADES" in fading.output and "keep ID" in fading.output
+    assert "双周报" in fading.output and "DUE" in fading.output and "keep ID" in fading.output
     [listed] = ok_json("archive", "fading", "--agent", "cc", "--days", "0")
     assert listed["memory_id"] == weak.id and listed["strength"] < 0.1
     kept = run("keep", str(weak.id))

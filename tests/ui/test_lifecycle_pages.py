@@ -4,6 +4,8 @@ review has its own file, test_conflict_review.py).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from PySide6.QtCore import QPointF, Qt
 
 
@@ -50,6 +52,10 @@ def test_fading_lists_the_archive_candidates_and_keep_holds_one_back(
     assert "Archived within a week unless recalled, used or kept" in page.note.text()
     first = page.fading_proxy.row_at(0)
     assert page.fading_proxy.index(0, 3).data() == f"{first.strength:.2f}"
+    # Due: a date ahead, or, for one already due, the next maintenance run (not a past date).
+    due = page.fading_proxy.index(0, 5).data()
+    past = first.fade_at <= datetime.now(UTC)
+    assert (due == "next maintenance") if past else due.startswith(str(first.fade_at.year))
     page.fading_table.selectRow(0)
     with qtbot.waitSignal(page.loaded, timeout=10000):
         qtbot.mouseClick(page.keep_button, Qt.MouseButton.LeftButton)

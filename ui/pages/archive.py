@@ -4,6 +4,7 @@ within a week unless they are recalled, used or kept (keep the ones that still m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -54,6 +55,14 @@ ARCHIVE_COLUMNS = (
     ),
 )
 
+
+def _due(c: Any) -> str:
+    """When maintenance archives it: a date ahead, or the next run for one already due."""
+    if c.fade_at <= datetime.now(UTC):
+        return tr("next maintenance")
+    return fmt_time(c.fade_at)
+
+
 # Rows are the engine's archive candidates ahead (`fading`), strength as of today.
 FADING_COLUMNS = (
     Column("ID", lambda c: str(c.memory_id), lambda c: c.memory_id, align_right=True),
@@ -63,7 +72,7 @@ FADING_COLUMNS = (
     Column(
         "Last active", lambda c: fmt_time(c.last_active_at), lambda c: c.last_active_at.timestamp()
     ),
-    Column("Fades", lambda c: fmt_time(c.fade_at), lambda c: c.fade_at.timestamp()),
+    Column("Due", _due, lambda c: c.fade_at.timestamp()),
 )
 
 

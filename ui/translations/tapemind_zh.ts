@@ -248,6 +248,10 @@
         <translation>双击一个冲突（或选中后按回车）即可并排审查。</translation>
     </message>
     <message>
+        <source>Due</source>
+        <translation>到期</translation>
+    </message>
+    <message>
         <source>Edit memory #{id}</source>
         <translation>编辑记忆 #{id}</translation>
     </message>
@@ -282,10 +286,6 @@
     <message>
         <source>Existing memory</source>
         <translation>已有记忆</translation>
-    </message>
-    <message>
-        <source>Fades</source>
-        <translation>归档时间</translation>
     </message>
     <message>
         <source>Fading</source>
@@ -934,6 +934,10 @@
     <message>
         <source>never</source>
         <translation>从未</translation>
+    </message>
+    <message>
+        <source>next maintenance</source>
+        <translation>下次维护时</translation>
     </message>
     <message>
         <source>no time limit</source>
