@@ -74,7 +74,7 @@ def request(
             request_id, grant_id, mode = None, grant.id, None
         else:
             req = _pending_for(s, arow, srow, session)
-            denied = None if req is not None else _denied_for(s, arow, srow, session, reason, now)
+            denied = None if req is not None else _denied_for(s, arow, srow, reason, now)
             if denied is not None:
                 # The owner (or the reviewer) already said no to this very question:
                 # the agent learns it, and the owner is not asked again.
@@ -126,16 +126,12 @@ def request(
 
 
 def _denied_for(
-    s: Session, arow: AgentRow, srow: SecretRow, session: str | None, reason: str, now: datetime
+    s: Session, arow: AgentRow, srow: SecretRow, reason: str, now: datetime
 ) -> int | None:
-    """The request that asked this very question (agent, secret, session, reason) and was
-    denied in the last DENIAL_HOLDS_S, if any."""
+    """The request that asked this very question (agent, secret, reason) and was denied in
+    the last DENIAL_HOLDS_S, if any. In any session: a new session (an agent restarted, a
+    second window) asking the same thing is the same question, and the owner said no."""
     since = to_iso(now - timedelta(seconds=DENIAL_HOLDS_S))
-    same_session = (
-        col(AccessRequestRow.session).is_(None)
-        if session is None
-        else col(AccessRequestRow.session) == session
-    )
     return s.exec(
         select(AccessRequestRow.id)
         .where(
@@ -144,7 +140,6 @@ def _denied_for(
             AccessRequestRow.status == "denied",
             AccessRequestRow.reason == reason,
             col(AccessRequestRow.decided_at) >= since,
-            same_session,
         )
         .order_by(col(AccessRequestRow.id).desc())
     ).first()

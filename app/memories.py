@@ -179,6 +179,10 @@ def check_parents(
                 f"{what} {memory_id} is not a memory of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent).",
                 code=code,
+                for_agents=(
+                    f"{what} {memory_id} is not one of your memories. Use the ids that "
+                    "`context` or `search` gave you ([m<id>]), and call again."
+                ),
             )
         out.append(int(found[0]))
     return out

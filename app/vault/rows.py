@@ -71,7 +71,11 @@ def secret_row(s: Session, name: str) -> SecretRow:
     row = s.exec(select(SecretRow).where(SecretRow.name == name)).first()
     if row is None:
         raise NotFound(
-            f"No secret named {name!r} in this vault. List them with `tapemind vault list`."
+            f"No secret named {name!r} in this vault. List them with `tapemind vault list`.",
+            for_agents=(
+                f"No secret named {name!r} in the owner's vault. Check the name with the user, "
+                "or ask them to store it; then call request_secret again."
+            ),
         )
     return row
 

@@ -120,6 +120,10 @@ def test_a_denial_holds_for_the_same_question(vault: Engine, clock: ManualClock)
     assert again.status == "denied" and again.request_id == req.request_id
     assert again.value is None and again.reason == "not for this task"
     assert vault.access_requests(status="pending") == []
+    # From a new session (the agent restarted, a second window): the same question.
+    other_session = vault.request_secret("alice", "API_KEY", "部署需要 deploy key", session="s2")
+    assert other_session.status == "denied" and other_session.request_id == req.request_id
+    assert vault.access_requests(status="pending") == []
     # Bob asking the same is his own question.
     assert vault.request_secret("bob", "API_KEY", "部署需要 deploy key").status == "pending"
     # A new reason is a new question for the owner.

@@ -34,3 +34,21 @@ def test_an_unknown_memory_points_the_agent_to_its_tools(engine: Engine) -> None
     # A person at the CLI still gets the command.
     with pytest.raises(NotFound, match="tapemind memory list"):
         engine.memory(999, agent="A")
+
+
+def test_unknown_ids_and_names_say_where_an_agent_finds_real_ones(engine: Engine) -> None:
+    engine.add_agent("A")
+    used = run_tool(engine, "A", "used", {"turn": "t1", "memory_ids": [999]})
+    assert used.is_error
+    assert "`context` or `search`" in used.content[0].text
+    remembered = run_tool(
+        engine,
+        "A",
+        "remember",
+        {"text": "部署在周五", "category": "project_fact", "parents": [999]},
+    )
+    assert remembered.is_error and "`context` or `search`" in remembered.content[0].text
+    secret = run_tool(engine, "A", "request_secret", {"name": "NOPE_TOKEN", "reason": "deploy"})
+    assert secret.is_error
+    text = secret.content[0].text
+    assert "ask them to store it" in text and "tapemind" not in text
