@@ -90,3 +90,8 @@ class VaultProblem(TapemindError):
 
     code = "vault"
     exit_code = 6
+
+
+class VaultStillLocked(VaultProblem):
+    """The vault key needs a passphrase (or an unlocked keyring) this process does not
+    have. Through a host, that process is the host, not the command (see the CLI)."""

@@ -199,9 +199,14 @@ class PassphraseKeyStore:
             value = self._provider(purpose)
             source = "typed"
         if not value:
+            held = (
+                f"a new vault key needs a passphrase here (no OS keyring), kept in "
+                f"{self.params_path}"
+                if purpose == "create"
+                else f"the vault key in {self.params_path} is protected by a passphrase"
+            )
             raise VaultLocked(
-                f"the vault key in {self.params_path} is protected by a passphrase: set "
-                f"{PASSPHRASE_ENV} or run the command in a terminal to be asked for it"
+                f"{held}: set {PASSPHRASE_ENV} or run the command in a terminal to be asked for it"
             )
         if purpose == "create" and len(value) < MIN_PASSPHRASE_CHARS:
             raise PassphraseRejected(

@@ -29,12 +29,12 @@ from ..db.schema import (
     SecretRow,
     VaultRotationJournalRow,
 )
-from ..errors import InvalidInput, VaultProblem
+from ..errors import InvalidInput, VaultProblem, VaultStillLocked
 from ..events import record
 from ..runtime import Runtime
 from . import rows
 from .cipher import KEY_ID_BYTES, key_id, new_key, open_sealed, seal
-from .errors import VaultError
+from .errors import VaultError, VaultLocked, WrongPassphrase
 from .keystore import KeyStore, choose_keystore
 from .live_redaction import LiveRedactor
 from .passphrase import PassphrasePurpose
@@ -445,4 +445,7 @@ def for_runtime(rt: Runtime, home_id: str) -> VaultService:
 
 def _problem(exc: VaultError) -> VaultProblem:
     # The vault's own messages carry no value or key (see app.vault.errors).
-    return VaultProblem(f"{exc} ({type(exc).__name__}).")
+    message = f"{exc} ({type(exc).__name__})."
+    if isinstance(exc, VaultLocked) and not isinstance(exc, WrongPassphrase):
+        return VaultStillLocked(message)
+    return VaultProblem(message)

@@ -1,0 +1,39 @@
+"""The vault through a running host: the host unlocks it with its own environment, so a
+command that has the passphrase is told the host lacks it, and what to do."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from app import Engine
+
+from .mcp_helpers import env, stop, tapemind_argv, wait_for_host
+
+
+def test_a_host_without_the_passphrase_says_so_to_the_command_that_has_it(home: Path) -> None:
+    with Engine.open(home, create=True) as engine:
+        engine.add_agent("A")
+    host_env = {k: v for k, v in env().items() if k != "TAPEMIND_VAULT_PASSPHRASE"}
+    host = subprocess.Popen(
+        tapemind_argv(home, "serve", "--port", "0"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=host_env,
+    )
+    try:
+        pid = wait_for_host(home)["pid"]
+        done = subprocess.run(
+            tapemind_argv(home, "vault", "set", "GITHUB_TOKEN"),
+            input="ghp-not-a-real-token-value\n",
+            capture_output=True,
+            text=True,
+            env=env(),  # this command has the passphrase; the host does not
+            timeout=60,
+        )
+        assert done.returncode == 6
+        assert "a new vault key needs a passphrase" in done.stderr  # not "protected by"
+        assert f"The running host (pid {pid}) unlocks the vault" in done.stderr
+        assert "restart `tapemind serve` with TAPEMIND_VAULT_PASSPHRASE set" in done.stderr
+    finally:
+        stop(host)
