@@ -19,6 +19,7 @@ BENCHES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("decisions", ("--data", str(HERE / "data" / "decisions.jsonl"))),
     ("locomo", ()),  # data: shared/memory-benchmarks/locomo/locomo-dev5.json
     ("retrieval", ()),
+    ("context_floor", ("--only", "en")),
     ("latency", ()),
 )
 
