@@ -61,3 +61,22 @@ def test_a_restatement_remembered_right_after_meets_the_memory_it_repeats(
     assert nearest is not None, made.reason
     assert int(nearest[1]) == first.memory.id and float(nearest[2]) > 0.5
     assert engine.decisions("a")[0].neighbours >= 1
+
+
+def test_a_chinese_question_finds_a_long_english_memory(engine: Engine) -> None:
+    """A memory about several things scores low against a short question in another
+    language (0.107 here): the similarity floor must not cut it off."""
+    engine.add_agent("a")
+    sessions = engine.remember(
+        "a",
+        "inkstone auth uses server-side sessions in a Postgres `sessions` table (14-day "
+        "TTL); Redis exists only in prod, for the rq worker.",
+        "project_fact",
+    ).memory
+    assert sessions is not None
+    for body in ("Run `make check` before pushing.", "lin wants CHANGELOG entries in English."):
+        engine.remember("a", body, "lesson")
+    engine.run_indexer()
+    block = engine.context("a", query="会话存在哪里")
+    [line] = [item for item in block.included if item.memory_id == sessions.id]
+    assert "query" in line.routes
