@@ -123,15 +123,18 @@ def bearer_token(scope: Scope) -> str:
     return ""
 
 
-_DENIED_BODY = json.dumps(
-    {"error": "invalid_token", "error_description": "Authentication required"}
-).encode()
+# What a person reads in the agent's log: which token, and where to get the right one.
+_DENIED_WHY = (
+    "Missing, unknown or revoked agent token: print the agent's token and client "
+    "configuration with `tapemind agent token NAME`"
+)
+_DENIED_BODY = json.dumps({"error": "invalid_token", "error_description": _DENIED_WHY}).encode()
 _DENIED_HEADERS = [
     (b"content-type", b"application/json"),
     (b"content-length", str(len(_DENIED_BODY)).encode()),
     (
         b"www-authenticate",
-        b'Bearer error="invalid_token", error_description="Authentication required"',
+        f'Bearer error="invalid_token", error_description="{_DENIED_WHY}"'.encode(),
     ),
 ]
 

@@ -129,6 +129,7 @@ def test_wrong_tokens_and_bad_arguments_get_clean_refusals(served: tuple) -> Non
     home, url, tokens = served
     refused = ts_calls(url, "tm_wrong", [])
     assert "invalid_token" in refused["error"] and "tools" not in refused
+    assert "tapemind agent token NAME" in refused["error"]  # what to do, in the agent's log
     before = counts(home)
     calls = [
         {"name": "context", "arguments": {"budget": "many"}},
