@@ -273,7 +273,7 @@ def restore(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Me
 def keep(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Memory]:
     """Keep active memories from fading: reinforced now, as a use would, so they are
     archive candidates again only after another idle spell. For the owner looking at
-    what is about to be archived (the app's "Fading" list, `maintain --dry-run`).
+    what is about to be archived (the app's "Fading" list, `tapemind archive fading`).
 
     Raises NotFound for an unknown id, InvalidInput for one that is not active."""
     return _reinforce(rt, ids, "active", "memory.keep", "kept", actor)
@@ -304,7 +304,7 @@ def _reinforce(
             if row is None:
                 raise NotFound(
                     f"No memory {memory_id}. See `tapemind archive list --agent NAME` and "
-                    "`tapemind maintain --agent NAME --dry-run`."
+                    "`tapemind archive fading --agent NAME`."
                 )
             if row.status != status:
                 raise InvalidInput(
