@@ -31,7 +31,10 @@ def main() -> None:
             if calls["n"] == kill_at:
                 os.kill(os.getpid(), signal.SIGKILL)
             if kill_at == 0:
-                time.sleep(0.05)
+                # Slow enough that the parent, opening the home to poll (seconds on a
+                # loaded machine), always catches it mid-drain: 0.05 s per chunk let the
+                # whole drain finish between two polls in CI.
+                time.sleep(0.5)
         return settle(*args, **kwargs)
 
     rows.settle = settle_or_die  # type: ignore[assignment]

@@ -35,7 +35,7 @@ def craft(engine: Engine, clock: ManualClock) -> dict[str, int]:
     engine.forget(ids["gone"])
     engine.maintain("cc", as_of=clock.now() - timedelta(days=5))  # archives the two weakest
     clock.advance(days=2)
-    block = engine.context("cc", query="PostgreSQL tabs inkstone", budget=45)  # overflows
+    block = engine.context("cc", query="PostgreSQL tabs inkstone", budget=60)  # overflows
     assert block.included and any(d.reason == "over_budget" for d in block.dropped)
     engine.report_used("cc", "turn-9", [block.included_ids[0]])
     ids["used"] = block.included_ids[0]
@@ -62,7 +62,7 @@ def test_health_counts_what_the_owner_should_see(engine: Engine, clock: ManualCl
     data = h.to_dict()
     for key in ("never_recalled", "open_conflicts", "unembedded", "archived", "archive_candidates"):
         assert key in data
-    assert ids["used"] == ids["cat2"]  # the newest, strongest memory took the budget
+    assert ids["used"] == ids["tabs"]  # the best-ranked memory took the budget
 
 
 def test_all_agents_is_the_sum(engine: Engine, clock: ManualClock) -> None:
