@@ -228,6 +228,13 @@ def _result(rt: Runtime, request_id: int) -> SecretResult:
         why: str | None = req.decision_reason
         if req.status == "denied" and why is None:
             why = f"the owner denied request {req.id}; ask again only with a new reason"
+        if req.status == "expired":
+            # What an agent can do next: the owner may just have been away.
+            why = (
+                f"{why or 'no answer in time'}: the owner did not answer request {req.id}. "
+                "Ask again for a new prompt, with a longer wait_seconds, or with 0 to leave "
+                "it pending and ask later"
+            )
         if req.status == "pending" and why is None:
             why = (
                 f"waiting for the owner to answer request {req.id} (`tapemind approvals "

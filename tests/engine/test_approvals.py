@@ -153,6 +153,9 @@ def test_auto_mode_is_allowed_and_audited(vault: Engine) -> None:
 def test_ask_mode_timeout_is_a_deny(vault: Engine) -> None:
     result = vault.request_secret("alice", "API_KEY", "waiting for nobody", wait_seconds=0.3)
     assert result.status == "expired" and result.value is None
+    # The agent reads what happened and what it can do next.
+    assert result.reason and "no answer within 0.3 seconds" in result.reason
+    assert "Ask again" in result.reason and "wait_seconds" in result.reason
     req = vault.access_request(result.request_id or 0)
     assert req.status == "expired" and "no answer" in (req.decision_reason or "")
     with pytest.raises(InvalidInput, match="already expired"):
