@@ -62,7 +62,6 @@ class DashboardPage(Page):
         grid = QGridLayout()
         grid.setSpacing(12)
         self.cards: dict[str, Card] = {}
-        self.shown: health.HealthView | None = None  # the figures on the cards
         specs = [
             ("memories", "Memories", "memories", {"status": "active"}),
             ("never_recalled", "Never recalled", "memories", {"never_recalled": True}),
@@ -126,9 +125,8 @@ class DashboardPage(Page):
 
     def _open(self, page: str, args: dict[str, Any]) -> None:
         agent = self.agent_box.currentData()
-        shown = self.shown
         # Nothing archived yet: what is fading is what the card can show.
-        if page == "archive" and shown and not shown.archived:
+        if page == "archive" and self.view is not None and not self.view.archived:
             args = {**args, "view": "fading"}
         self.ctx.nav.page_requested.emit(page, {**args, **({"agent": agent} if agent else {})})
 
@@ -146,7 +144,6 @@ class DashboardPage(Page):
         )
 
     def _show(self, view: health.HealthView) -> None:
-        self.shown = view
         self.view = view
         self._sync_agents(view.agents)
         total = sum(view.totals.values())
