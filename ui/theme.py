@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 CJK_FAMILIES = (
@@ -43,8 +43,21 @@ def cjk_family() -> str | None:
     return next(iter(sorted(families)), None)
 
 
+# Symbols Chinese text uses that some CJK fonts map to an empty glyph: WenQuanYi Micro Hei
+# (Debian's fonts-wqy-microhei) has a blank ℃, and Qt then draws nothing instead of
+# falling back. Such a family is left to Qt's per-glyph fallback, as in English.
+SYMBOLS = "℃"
+
+
+def draws(family: str, text: str) -> bool:
+    """Whether `family` itself draws every character of `text` (not an empty glyph)."""
+    metrics = QFontMetrics(QFont(family))
+    return all(metrics.boundingRect(ch).width() > 0 for ch in text)
+
+
 def apply_fonts(app: QApplication, lang: str) -> QFont:
-    """Set the application font: a CJK family for Chinese, the UI family for English.
+    """Set the application font: a CJK family for Chinese (unless it draws common symbols
+    blank, see SYMBOLS), the UI family for English.
 
     One family only: Qt falls back per glyph on its own (Chinese text in an
     English UI is drawn with the CJK family), while a QFont carrying a list of
@@ -54,7 +67,7 @@ def apply_fonts(app: QApplication, lang: str) -> QFont:
     ui = next((f for f in UI_FAMILIES if f in available), app.font().family())
     cjk = cjk_family()
     font = QFont(app.font())
-    font.setFamily(cjk if (lang == "zh" and cjk) else ui)
+    font.setFamily(cjk if (lang == "zh" and cjk and draws(cjk, SYMBOLS)) else ui)
     font.setPointSizeF(max(font.pointSizeF(), 10.0))
     app.setFont(font)
     # Big numbers read best in the Latin family (CJK fonts often lack a bold weight).

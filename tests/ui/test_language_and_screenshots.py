@@ -6,11 +6,27 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QImage
+from PySide6.QtGui import QColor, QFont, QImage, QPainter
 
 from ui import i18n
 from ui.main import main
 from ui.window import PAGE_NAMES
+
+
+def inks(font: QFont, text: str) -> bool:
+    """Whether drawing `text` in `font` puts ink on every character (none drawn blank)."""
+    for ch in text:
+        image = QImage(60, 40, QImage.Format.Format_ARGB32)
+        image.fill(Qt.GlobalColor.white)
+        painter = QPainter(image)
+        painter.setFont(font)
+        painter.drawText(5, 30, ch)
+        painter.end()
+        if not any(
+            QColor(image.pixel(x, y)).lightness() < 128 for x in range(60) for y in range(40)
+        ):
+            return False
+    return True
 
 
 def test_switching_to_chinese_shows_chinese_labels(session, qtbot, open_page) -> None:
@@ -27,13 +43,24 @@ def test_switching_to_chinese_shows_chinese_labels(session, qtbot, open_page) ->
     headers = [page.model.headerData(c, Qt.Orientation.Horizontal) for c in range(3)]
     assert headers == ["编号", "类别", "内容"]
     assert window.menuBar().actions()[0].text() == "文件(&F)"
-    # The application font can draw Chinese.
-    families = window.font().families()
-    cjk = set(QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese))
-    assert families and families[0] in cjk
+    # The application font draws Chinese (itself, or through Qt's per-glyph fallback).
+    assert inks(window.font(), "记忆") and inks(window.font(), "℃")
     with qtbot.waitSignal(window.language_changed):
         window.language_actions["en"].trigger()
     assert window.sidebar.item(0).text() == "Dashboard"
+
+
+def test_chinese_text_draws_its_symbols(qapp, english) -> None:
+    """℃ in a memory ("京都白天约24℃") was drawn blank in Chinese: the CJK family chosen
+    there (WenQuanYi Micro Hei, what CI installs) maps it to an empty glyph."""
+    from ui import theme
+
+    try:
+        font = theme.apply_fonts(qapp, "zh")
+        assert inks(font, "℃") and inks(font, "京都")
+        assert theme.cjk_family() is not None  # Chinese itself still has its family
+    finally:
+        theme.apply_fonts(qapp, "en")
 
 
 def test_every_translation_is_compiled(qapp, english) -> None:
