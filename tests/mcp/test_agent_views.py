@@ -63,3 +63,14 @@ def test_a_huge_tape_entry_is_cut_and_says_how_to_read_it_whole(engine: Engine) 
     found = answer(engine, "search", {"query": "pasted build", "scope": "tape", "mode": "fulltext"})
     assert found["hits"][0]["entry"]["text"] == log[:4000]
     assert "truncated" in found["hits"][0]["entry"]
+
+
+def test_an_empty_thread_says_what_was_asked_and_how_to_find_entries(engine: Engine) -> None:
+    engine.add_agent("A")
+    engine.append("A", [{"thread": "部署", "role": "user", "text": "周五下午部署"}])
+    found = answer(engine, "tape", {"thread": "部署"})
+    assert [e["text"] for e in found["entries"]] == ["周五下午部署"] and "note" not in found
+    empty = answer(engine, "tape", {"thread": "deploy"})
+    assert empty["entries"] == []
+    note = empty["note"]
+    assert "No entry of thread 'deploy' matches" in note and 'scope="tape"' in note

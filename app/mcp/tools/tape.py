@@ -64,4 +64,11 @@ def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
         until=parse_time(args.until, "until"),
         limit=args.limit,
     )
-    return {"entries": [entry_view(to_json(e), args.max_chars) for e in entries]}
+    answer: dict[str, Any] = {"entries": [entry_view(to_json(e), args.max_chars) for e in entries]}
+    if not entries and args.thread is not None:
+        # An empty list reads like "nothing was said": say what was asked, and the way out.
+        answer["note"] = (
+            f"No entry of thread {args.thread!r} matches. Thread ids are the ones given to "
+            'append; search(query, scope="tape") finds entries by what was said.'
+        )
+    return answer
