@@ -30,8 +30,9 @@ def load_data() -> dict[str, Any]:
     return data
 
 
-def seed(home: Path, *, now: datetime | None = None, embed: bool = False) -> dict[str, int]:
-    """Create the demo home at `home` (new or empty); returns what was written.
+def seed(home: Path, *, now: datetime | None = None, embed: bool = False) -> dict[str, Any]:
+    """Create the demo home at `home` (new or empty); returns what was written (counts,
+    and `secrets_skipped_why` when the vault could not be seeded without asking).
 
     `embed`: embed its rows too (`tapemind demo`), as in a home in daily use, whose year
     of snapshots shows no backlog; tests leave them queued (the model's load costs time)."""
@@ -40,7 +41,7 @@ def seed(home: Path, *, now: datetime | None = None, embed: bool = False) -> dic
     shift = real_now - from_iso(data["now"])
     clock = ManualClock(real_now)
     engine = Engine.open(home, create=True, clock=clock)
-    counts = {"agents": 0, "entries": 0, "memories": 0}
+    counts: dict[str, Any] = {"agents": 0, "entries": 0, "memories": 0}
     try:
         if engine.agents():
             raise HomeError(f"{home} already has agents; the demo seeds a new home only.")
@@ -131,9 +132,9 @@ def _set_recalls(engine: Engine, memory_id: int, recalls: int, last: datetime) -
 
 def _extend(
     engine: Engine, clock: ManualClock, data: dict[str, Any], shift: timedelta, embed: bool
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """Hooks for later features (conflicts, secrets) to seed their part of the demo."""
-    counts: dict[str, int] = {}
+    counts: dict[str, Any] = {}
     # issue 4: open conflicts, an archive, a year of health snapshots
     from .demo_lifecycle import seed as seed_lifecycle
 
@@ -147,12 +148,13 @@ DEMO_REQUEST_TTL_S = 7 * 24 * 3600.0  # the prompt should still be there when th
 
 def _seed_secrets(
     engine: Engine, clock: ManualClock, data: dict[str, Any], shift: timedelta
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """The demo's (fake, "demo-") secrets, a reviewed read, and one pending request.
 
     Only when a key store works without asking: the OS keyring, or a passphrase
     given in TAPEMIND_VAULT_PASSPHRASE. Otherwise the secrets are skipped (counted
-    as secrets_skipped) rather than prompting in the middle of seeding.
+    as secrets_skipped, with the vault's reason) rather than prompting in the middle
+    of seeding.
     """
     specs = data.get("secrets", [])
     if not specs:
@@ -161,12 +163,14 @@ def _seed_secrets(
     try:
         store = engine.vault_status()
         if store.keystore == "passphrase" and not os.environ.get(PASSPHRASE_ENV):
-            return {"secrets": 0, "secrets_skipped": len(specs)}
+            why = f"no OS keyring here and {PASSPHRASE_ENV} is not set"
+            return {"secrets": 0, "secrets_skipped": len(specs), "secrets_skipped_why": why}
         clock.set(now - timedelta(hours=2))
         for spec in specs:
             engine.set_secret(spec["name"], spec["value"], spec.get("tags", ()))
-    except VaultProblem:
-        return {"secrets": 0, "secrets_skipped": len(specs)}
+    except VaultProblem as exc:
+        why = exc.message.rstrip(".")
+        return {"secrets": 0, "secrets_skipped": len(specs), "secrets_skipped_why": why}
     names = {spec["name"] for spec in specs}
     agents = {a.name: a for a in engine.agents()}
     requests = 0

@@ -94,4 +94,5 @@ class VaultProblem(TapemindError):
 
 class VaultStillLocked(VaultProblem):
     """The vault key needs a passphrase (or an unlocked keyring) this process does not
-    have. Through a host, that process is the host, not the command (see the CLI)."""
+    have. Through a host, that process is the host, not the caller (app/host/server.py
+    says so)."""

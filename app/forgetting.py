@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from .clock import from_iso, to_iso
+from .clock import to_iso
 from .db.schema import AgentRow
 from .errors import InvalidInput, NotFound
 from .events import record
@@ -142,54 +142,39 @@ def count_candidates(s: Session, arow: AgentRow, at: datetime) -> int:
 def fading(rt: Runtime, agent: str, *, within_days: float = FADING_DAYS) -> list[ArchiveCandidate]:
     """The agent's active memories that are archive candidates now or become ones within
     `within_days`: what maintenance (every few hours, in the host) will archive unless they
-    are recalled, used or kept. Soonest first; strength as of now. Read-only: rows whose
-    fade time is stale are evaluated here, as `count_candidates` does."""
+    are recalled, used or kept. Soonest first; strength as of now. Read-only."""
     if not 0 <= within_days <= 3650:
         raise InvalidInput("within_days must be between 0 and 3650.")
     now = rt.clock.now()
-    until = now + timedelta(days=within_days)
-    columns = f"{_FADE_INPUTS}, category, text, fade_at"
     with rt.read() as s:
-        arow = agent_row(s, agent)
-        st = settings_of(arow)
-        rows = list(
-            s.connection().execute(
-                text(
-                    f"SELECT {columns} FROM memories WHERE agent_id = :a AND status = 'active' "
-                    "AND fade_at <= :t"
-                ),
-                {"a": arow.id, "t": to_iso(until)},
-            )
-        )
-        soonest = fade_days(st.half_life_days, 0.0, 0, st.archive_below, st.archive_idle_days)
-        anchored = to_iso(until - timedelta(days=soonest))
-        out = []
-        for r in [*rows, *_stale(s, arow.id or 0, anchored, columns)]:
-            anchor, fades = _fade(r, st)
-            if fades > until:
-                continue  # a stale row that does not fade within the window
-            power = strength(now, anchor, st.half_life_days, float(r[5]), int(r[6]))
-            out.append(ArchiveCandidate(int(r[0]), r[7], r[8], float(r[5]), power, anchor, fades))
-    return sorted(out, key=lambda c: (c.fade_at, c.memory_id))
+        return _candidates(s, agent_row(s, agent), now + timedelta(days=within_days), now)
 
 
-def _candidates(s: Session, arow: AgentRow, at: datetime) -> list[ArchiveCandidate]:
+def _candidates(
+    s: Session, arow: AgentRow, until: datetime, strength_at: datetime
+) -> list[ArchiveCandidate]:
+    """The active memories that are archive candidates at `until`, soonest first, with
+    their strength at `strength_at`: rows whose stored fade time is due by then (indexed),
+    and rows whose fade time is stale, evaluated here (as `count_candidates` does)."""
     st = settings_of(arow)
-    rows = s.connection().execute(
+    columns = f"{_FADE_INPUTS}, category, text"
+    due = s.connection().execute(
         text(
-            f"SELECT {_FADE_INPUTS}, category, text, fade_at FROM memories "
-            "WHERE agent_id = :a AND status = 'active' AND fade_at <= :t ORDER BY fade_at, id"
+            f"SELECT {columns} FROM memories WHERE agent_id = :a AND status = 'active' "
+            "AND fade_at <= :t"
         ),
-        {"a": arow.id, "t": to_iso(at)},
+        {"a": arow.id, "t": to_iso(until)},
     )
+    soonest = fade_days(st.half_life_days, 0.0, 0, st.archive_below, st.archive_idle_days)
+    stale = _stale(s, arow.id or 0, to_iso(until - timedelta(days=soonest)), columns)
     out = []
-    for r in rows:
-        anchor, _ = _fade(r, st)
-        power = strength(at, anchor, st.half_life_days, float(r[5]), int(r[6]))
-        out.append(
-            ArchiveCandidate(int(r[0]), r[7], r[8], float(r[5]), power, anchor, from_iso(r[9]))
-        )
-    return out
+    for r in [*due, *stale]:
+        anchor, fades = _fade(r, st)
+        if fades > until:
+            continue  # a stale row that does not fade by then
+        power = strength(strength_at, anchor, st.half_life_days, float(r[5]), int(r[6]))
+        out.append(ArchiveCandidate(int(r[0]), r[7], r[8], float(r[5]), power, anchor, fades))
+    return sorted(out, key=lambda c: (c.fade_at, c.memory_id))
 
 
 def maintain(
@@ -205,7 +190,7 @@ def maintain(
         arow = agent_row(s, agent)
         st = settings_of(arow)
         refresh(s, arow)
-        found = _candidates(s, arow, at)
+        found = _candidates(s, arow, at, at)
         archived: tuple[int, ...] = ()
         if found and not dry_run:
             archived = tuple(c.memory_id for c in found)

@@ -105,8 +105,6 @@ _LONGEST_PHRASE = max(len(units) for units in _CHIT_CHAT_UNITS)
 
 def is_chit_chat(text: str) -> bool:
     """Whether `text` is only greetings, thanks and acknowledgements."""
-    if normalise(text) in _CHIT_CHAT:
-        return True
     units = _units(text)
     if not units or len(units) > 4 * _LONGEST_PHRASE:
         return False

@@ -36,12 +36,6 @@ class State:
             self._engine = self._opened.engine
         return self._engine
 
-    def host_pid(self) -> int | None:
-        """The pid of the host that ran this command's engine calls; None when the
-        command opened the home itself (or opened nothing)."""
-        pid = getattr(self._engine, "host_pid", None)
-        return pid if isinstance(pid, int) else None
-
     def close(self) -> None:
         if self._opened is not None:
             self._opened.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import click
 
 from ..engine import Engine
 from ..errors import InvalidInput
-from ..vault.passphrase import MIN_PASSPHRASE_CHARS, PASSPHRASE_ENV
+from ..vault.passphrase import PASSPHRASE_ENV
 from .base import State, home_path, json_option, pass_state
 from .output import emit_json, short_time, table
 
@@ -138,16 +137,10 @@ def _seed_and_show(state: State, path: Path) -> None:
         f"({counts['embedded']} rows embedded for semantic search)."
     )
     if counts.get("secrets_skipped"):
-        given = os.environ.get(PASSPHRASE_ENV, "")
-        why = (
-            f"{PASSPHRASE_ENV} is shorter than {MIN_PASSPHRASE_CHARS} characters, the least "
-            "a vault passphrase may have. Set a longer one"
-            if given and len(given) < MIN_PASSPHRASE_CHARS
-            else f"no OS keyring here. Set {PASSPHRASE_ENV}"
-        )
         click.echo(
-            f"Skipped the {counts['secrets_skipped']} demo secrets: {why} and seed again "
-            "to include the vault.",
+            f"Skipped the {counts['secrets_skipped']} demo secrets: "
+            f"{counts['secrets_skipped_why']}. Seed again with {PASSPHRASE_ENV} set to a "
+            "passphrase the vault accepts to include them.",
             err=True,
         )
     with Engine.open(path) as engine:

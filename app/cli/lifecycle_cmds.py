@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from ..conflicts import Conflict
+from ..forgetting import ArchiveCandidate
 from ..health import HealthSnapshot
 from .base import State, json_option, pass_state
 from .output import clip, emit_json, fields, printable, short_time, table
@@ -110,15 +112,20 @@ def maintain(state: State, agent: str, as_of: str | None, dry_run: bool) -> None
         f"(strength < {report.threshold:g}, idle >= {report.idle_days:g} days); "
         f"{verb} {len(report.candidates) if dry_run else len(report.archived_ids)}."
     )
+    _candidates_table(report.candidates, keep_hint=dry_run)
+
+
+def _candidates_table(candidates: Sequence[ArchiveCandidate], *, keep_hint: bool) -> None:
+    """Archive candidates, soonest first; DUE is when each became (or becomes) one."""
     table(
-        ["ID", "CATEGORY", "IMP", "STRENGTH", "LAST ACTIVE", "TEXT"],
+        ["ID", "CATEGORY", "IMP", "STRENGTH", "DUE", "LAST ACTIVE", "TEXT"],
         [
             [c.memory_id, c.category, f"{c.importance:.2f}", f"{c.strength:.3f}",
-             short_time(c.last_active_at), c.text]
-            for c in report.candidates
+             short_time(c.fade_at), short_time(c.last_active_at), c.text]
+            for c in candidates
         ],
     )  # fmt: skip
-    if dry_run and report.candidates:
+    if keep_hint and candidates:
         click.echo("Keep one from the archive with `tapemind keep ID`.")
 
 
@@ -168,16 +175,7 @@ def archive_fading(state: State, agent: str, days: float) -> None:
     if state.as_json:
         emit_json(items)
         return
-    table(
-        ["ID", "CATEGORY", "IMP", "STRENGTH", "DUE", "LAST ACTIVE", "TEXT"],
-        [
-            [c.memory_id, c.category, f"{c.importance:.2f}", f"{c.strength:.3f}",
-             short_time(c.fade_at), short_time(c.last_active_at), c.text]
-            for c in items
-        ],
-    )  # fmt: skip
-    if items:
-        click.echo("Keep one from the archive with `tapemind keep ID`.")
+    _candidates_table(items, keep_hint=True)
 
 
 @click.command()

@@ -7,8 +7,7 @@ from typing import Any
 
 import click
 
-from ..errors import TapemindError, VaultStillLocked
-from ..vault.passphrase import PASSPHRASE_ENV
+from ..errors import TapemindError
 from .base import State
 from .output import error
 
@@ -24,7 +23,7 @@ class TapemindGroup(click.Group):
             return super().invoke(ctx)
         except TapemindError as exc:
             state = ctx.find_object(State)
-            error(_through_host(exc, state), exc.code, bool(state and state.as_json))
+            error(exc.message, exc.code, bool(state and state.as_json))
             ctx.exit(exc.exit_code)
         except click.UsageError as exc:
             if not (sub_json or ctx.params.get("as_json")):
@@ -36,19 +35,6 @@ class TapemindGroup(click.Group):
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(0)
-
-
-def _through_host(exc: TapemindError, state: State | None) -> str:
-    """The message, with what a person must know when a host ran the command: the host
-    unlocks the vault with its own environment, not this command's."""
-    pid = state.host_pid() if state is not None else None
-    if isinstance(exc, VaultStillLocked) and pid is not None:
-        return (
-            f"{exc.message} The running host (pid {pid}) unlocks the vault, not this "
-            f"command: restart `tapemind serve` with {PASSPHRASE_ENV} set, or unlock the "
-            "vault in the desktop app."
-        )
-    return exc.message
 
 
 @click.group(cls=TapemindGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -42,9 +42,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..engine import Engine
-from ..errors import TapemindError
+from ..errors import TapemindError, VaultStillLocked
 from ..gil import shorten_switch_interval
 from ..mcp.server import build_server
+from ..vault.passphrase import PASSPHRASE_ENV
 from .auth import AgentAuth, AgentTokens
 from .codec import decode_arguments, to_json
 from .jobs import Jobs
@@ -69,6 +70,19 @@ def write_private(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _said(exc: TapemindError) -> str:
+    """An error's message for the process that asked the host: a locked vault is the
+    host's to unlock, with its own environment, not the asker's (which may well have the
+    passphrase set)."""
+    if not isinstance(exc, VaultStillLocked):
+        return exc.message
+    return (
+        f"{exc.message} This home's host (pid {os.getpid()}) unlocks the vault, not the "
+        f"command that asked it: restart `tapemind serve` with {PASSPHRASE_ENV} set, or "
+        "unlock the vault in the desktop app."
+    )
 
 
 def agent_of_request(ctx: ServerRequestContext[Any, Any]) -> str:
@@ -246,7 +260,7 @@ class Host:
         try:
             return await anyio.to_thread.run_sync(lambda: JSONResponse({"result": call()}))
         except TapemindError as exc:
-            error = {"type": type(exc).__name__, "code": exc.code, "message": exc.message}
+            error = {"type": type(exc).__name__, "code": exc.code, "message": _said(exc)}
             if exc.for_agents:
                 error["for_agents"] = exc.for_agents
             return JSONResponse({"error": error})

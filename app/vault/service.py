@@ -447,5 +447,9 @@ def _problem(exc: VaultError) -> VaultProblem:
     # The vault's own messages carry no value or key (see app.vault.errors).
     message = f"{exc} ({type(exc).__name__})."
     if isinstance(exc, VaultLocked) and not isinstance(exc, WrongPassphrase):
-        return VaultStillLocked(message)
+        return VaultStillLocked(
+            message,
+            for_agents="The owner's vault is locked: ask the user to unlock it, then call "
+            "request_secret again.",
+        )
     return VaultProblem(message)

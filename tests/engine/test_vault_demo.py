@@ -34,7 +34,20 @@ def test_demo_without_a_keyring_skips_secrets_instead_of_prompting(
     monkeypatch.setattr("keyring.core._keyring_backend", fail.Keyring())
     counts = seed(home)
     assert counts["secrets"] == 0 and counts["secrets_skipped"] == 3
+    assert "TAPEMIND_VAULT_PASSPHRASE is not set" in counts["secrets_skipped_why"]
     assert counts["memories"] > 0
     with Engine.open(home) as eng:
         assert eng.secrets() == [] and eng.access_requests() == []
     assert not (home / "vault-key.json").exists()
+
+
+def test_demo_with_a_passphrase_the_vault_refuses_says_the_vaults_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keyring.backends import fail
+
+    monkeypatch.setattr("keyring.core._keyring_backend", fail.Keyring())
+    monkeypatch.setenv("TAPEMIND_VAULT_PASSPHRASE", "short")
+    counts = seed(tmp_path / "home")
+    assert counts["secrets_skipped"] == 3
+    assert "needs at least 8 characters" in counts["secrets_skipped_why"]

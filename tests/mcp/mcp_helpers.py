@@ -62,14 +62,17 @@ def cli_json(home: Path, *args: str) -> Any:
     return json.loads(cli(home, "--json", *args).stdout)
 
 
-def start_serve(home: Path) -> tuple[subprocess.Popen[str], str]:
-    """A real `tapemind serve` on a free port; returns the process and its base URL."""
+def start_serve(
+    home: Path, environment: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """A real `tapemind serve` on a free port (in `environment`, else `env()`); returns
+    the process and its base URL."""
     proc = subprocess.Popen(
         tapemind_argv(home, "--json", "serve", "--port", "0"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env(),
+        env=env() if environment is None else environment,
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()

@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import anyio
 import httpx
-import pytest
 
-from app import Engine
 from app.benchmarks.mcp_raw_client import VERSION, host_ms
 
-from .mcp_helpers import cli_json, data, error_text, http_client, start_serve, stop
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, dict[str, str]]]:
-    home = tmp_path_factory.mktemp("served") / "home"
-    with Engine.open(home, create=True) as engine:
-        engine.add_agent("A")
-        engine.add_agent("B")
-        tokens = {name: engine.agent_token(name).token for name in ("A", "B")}
-    proc, url = start_serve(home)
-    try:
-        yield home, url, tokens
-    finally:
-        stop(proc)
+from .mcp_helpers import cli_json, data, error_text, http_client
 
 
 def post_tools_list(url: str, token: str | None) -> httpx.Response:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 
 from app import Engine
 
-from .mcp_helpers import ROOT, counts, env, start_serve, stop, tapemind_argv
+from .mcp_helpers import ROOT, counts, env, tapemind_argv
 
 CLIENT = ROOT / "interop" / "typescript"
 TOOLS = {"append", "context", "memory", "remember", "request_secret", "search", "tape", "used"}
@@ -50,20 +49,6 @@ def ts_calls(where: str | list[str], token: str, calls: list[dict[str, Any]]) ->
     )
     assert done.returncode == 0, done.stderr
     return dict(json.loads(done.stdout))
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, dict[str, str]]]:
-    home = tmp_path_factory.mktemp("ts-served") / "home"
-    with Engine.open(home, create=True) as engine:
-        engine.add_agent("A")
-        engine.add_agent("B")
-        tokens = {name: engine.agent_token(name).token for name in ("A", "B")}
-    proc, url = start_serve(home)
-    try:
-        yield home, url, tokens
-    finally:
-        stop(proc)
 
 
 def test_a_turn_in_chinese_through_the_typescript_client(served: tuple) -> None:

@@ -8,21 +8,15 @@ from pathlib import Path
 
 from app import Engine
 
-from .mcp_helpers import env, stop, tapemind_argv, wait_for_host
+from .mcp_helpers import env, start_serve, stop, tapemind_argv
 
 
 def test_a_host_without_the_passphrase_says_so_to_the_command_that_has_it(home: Path) -> None:
     with Engine.open(home, create=True) as engine:
         engine.add_agent("A")
     host_env = {k: v for k, v in env().items() if k != "TAPEMIND_VAULT_PASSPHRASE"}
-    host = subprocess.Popen(
-        tapemind_argv(home, "serve", "--port", "0"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=host_env,
-    )
+    host, _ = start_serve(home, host_env)
     try:
-        pid = wait_for_host(home)["pid"]
         done = subprocess.run(
             tapemind_argv(home, "vault", "set", "GITHUB_TOKEN"),
             input="ghp-not-a-real-token-value\n",
@@ -33,7 +27,7 @@ def test_a_host_without_the_passphrase_says_so_to_the_command_that_has_it(home: 
         )
         assert done.returncode == 6
         assert "a new vault key needs a passphrase" in done.stderr  # not "protected by"
-        assert f"The running host (pid {pid}) unlocks the vault" in done.stderr
+        assert f"This home's host (pid {host.pid}) unlocks the vault" in done.stderr
         assert "restart `tapemind serve` with TAPEMIND_VAULT_PASSPHRASE set" in done.stderr
     finally:
         stop(host)
