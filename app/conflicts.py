@@ -10,6 +10,9 @@ The owner resolves it:
   ("merged"), its provenance is the union of theirs, and both become `superseded`.
 Superseding always sets `superseded_by` and a "supersedes" lineage link from the
 survivor, so the DAG says who replaced whom. Each resolution is audited.
+
+A misclick is not final: `reopen` undoes a resolution (the side it superseded is active
+again, a merged memory goes to the archive) and the conflict waits for the owner again.
 """
 
 from __future__ import annotations
@@ -236,7 +239,8 @@ def resolve(
         if row.status != "open":
             raise InvalidInput(
                 f"Conflict {conflict_id} was already resolved ({row.resolution}) on "
-                f"{row.resolved_at}."
+                f"{row.resolved_at}. To decide again, reopen it first: "
+                f"`tapemind conflicts reopen {conflict_id}`."
             )
         arow = agent_row(s, name)
         old = s.get(MemoryRow, row.existing_id)
@@ -274,6 +278,67 @@ def resolve(
         s.flush()
         ids = [conflict_id, old.id, new.id] + ([merged_id] if merged_id else [])
         record(s, now, "conflict.resolve", agent=name, actor=actor, ids=ids)
+        return _to_conflict(s, row, name, rt.clock.now())
+
+
+def reopen(rt: Runtime, conflict_id: int, *, actor: str = "owner") -> Conflict:
+    """Undo the resolution of conflict `conflict_id`: it is open again, as it was.
+
+    A side the resolution superseded is active again (unless something else has
+    superseded or forgotten it since) and its "supersedes" link is removed; a merged
+    memory is archived (searchable, `restore` brings it back) and keeps its lineage.
+    Audited as `conflict.reopen`. Raises NotFound, InvalidInput for an open conflict."""
+    now = rt.now_iso()
+    with rt.write() as s:
+        row, name = _owned(s, conflict_id)
+        if row.status != "resolved":
+            raise InvalidInput(
+                f"Conflict {conflict_id} is open already: settle it with "
+                f"`tapemind conflicts resolve {conflict_id} --keep old|new|both|merge`."
+            )
+        old = s.get(MemoryRow, row.existing_id)
+        new = s.get(MemoryRow, row.challenger_id)
+        assert old is not None and new is not None
+        winner_of = {"old": {new.id: old.id}, "new": {old.id: new.id}}.get(row.resolution or "", {})
+        if row.resolution == "merge" and row.merged_id is not None:
+            winner_of = {old.id: row.merged_id, new.id: row.merged_id}
+        restored: list[int] = []
+        for side in (old, new):
+            winner = winner_of.get(side.id)
+            if winner is None or side.status != "superseded" or side.superseded_by != winner:
+                continue
+            side.status, side.superseded_by = "active", None
+            side.updated_at = side.last_reinforced_at = now
+            s.add(side)
+            s.execute(
+                text(
+                    "DELETE FROM lineage WHERE child_id = :c AND parent_id = :p "
+                    "AND relation = 'supersedes'"
+                ),
+                {"c": winner, "p": side.id},
+            )
+            assert side.id is not None
+            restored.append(side.id)
+        merged = s.get(MemoryRow, row.merged_id) if row.merged_id is not None else None
+        archived = merged is not None and merged.status == "active"
+        if merged is not None and archived:
+            merged.status, merged.archived_at, merged.updated_at = "archived", now, now
+            s.add(merged)
+        row.status = "open"
+        row.resolution = row.resolved_at = row.resolved_by = None
+        row.merged_id = None
+        s.add(row)
+        s.flush()
+        ids = [conflict_id, *restored] + ([merged.id] if merged is not None else [])
+        record(
+            s,
+            now,
+            "conflict.reopen",
+            agent=name,
+            actor=actor,
+            ids=ids,
+            counts={"restored": len(restored), "archived": int(archived)},
+        )
         return _to_conflict(s, row, name, rt.clock.now())
 
 

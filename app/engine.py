@@ -624,6 +624,14 @@ class Engine:
         service = self._rt.services.get("retrieval")
         return bool(service is not None and service.warm_up())
 
+    # -- conflict review: undo a misclick (helper qa8) -------------------------------
+
+    def reopen_conflict(self, conflict_id: int) -> Conflict:
+        """Undo a conflict's resolution: the side it superseded is active again, a merged
+        memory is archived, and the conflict is open for the owner again (audited).
+        Raises NotFound, InvalidInput for a conflict that is open."""
+        return conflicts_.reopen(self._rt, conflict_id)
+
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
 from . import access_tokens as _access_tokens  # noqa: E402

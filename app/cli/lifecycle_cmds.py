@@ -90,6 +90,21 @@ def conflicts_resolve(state: State, conflict_id: int, keep: str, body: str | Non
     _print_conflict(c)
 
 
+@conflicts.command("reopen")
+@click.argument("conflict_id", type=int)
+@json_option
+@pass_state
+def conflicts_reopen(state: State, conflict_id: int) -> None:
+    """Undo the resolution of CONFLICT_ID (a misclick): the memory it superseded is
+    active again, a merged memory is archived, and the conflict is open to settle again."""
+    c = state.engine().reopen_conflict(conflict_id)
+    if state.as_json:
+        emit_json(c)
+        return
+    _print_conflict(c)
+    click.echo(f"Reopened: settle it again with `tapemind conflicts resolve {c.id} --keep …`.")
+
+
 # -- forgetting ---------------------------------------------------------------------
 
 

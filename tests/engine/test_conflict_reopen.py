@@ -1,0 +1,94 @@
+"""An owner who misclicked in conflict review can take it back: `reopen` undoes a
+resolution and the conflict waits again, with the right memory injected meanwhile."""
+
+from __future__ import annotations
+
+import pytest
+
+from app import Engine, InvalidInput, NotFound
+
+from .test_conflicts import CASES, open_conflict
+
+
+def injected(engine: Engine, lang: str) -> str:
+    return engine.context("cc", query=CASES[lang][0]).text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_reopen_after_keep_old_brings_the_challenger_back(engine: Engine, lang: str) -> None:
+    cid, old_id, new_id = open_conflict(engine, lang)
+    engine.resolve_conflict(cid, "old")  # the misclick: the owner meant "new"
+    assert CASES[lang][1] not in injected(engine, lang)
+    c = engine.reopen_conflict(cid)
+    assert (c.status, c.resolution, c.resolved_at, c.merged_id) == ("open", None, None, None)
+    new = engine.memory(new_id)
+    assert (new.memory.status, new.memory.superseded_by) == ("active", None)
+    # the resolution's "supersedes" link is gone: the lineage no longer says old replaced it
+    assert (new_id, "supersedes") not in {
+        (p.memory_id, p.relation) for p in engine.memory(old_id).parents
+    }
+    assert [x.id for x in engine.conflicts("cc")] == [cid]
+    block = injected(engine, lang)
+    assert f"disputed by m{old_id}, not settled" in block and CASES[lang][1] in block
+    # and now the owner decides as meant
+    engine.resolve_conflict(cid, "new")
+    assert engine.memory(old_id).memory.status == "superseded"
+    assert engine.memory(new_id).memory.status == "active"
+    settled = injected(engine, lang)
+    assert "disputed" not in settled and CASES[lang][0] not in settled
+
+
+def test_reopen_after_keep_new_brings_the_old_back(engine: Engine) -> None:
+    cid, old_id, new_id = open_conflict(engine, "en")
+    engine.resolve_conflict(cid, "new")
+    engine.reopen_conflict(cid)
+    assert engine.memory(old_id).memory.status == "active"
+    assert engine.memory(new_id).memory.status == "active"
+    assert engine.health("cc").open_conflicts == 1
+
+
+def test_reopen_after_merge_archives_the_merged_memory(engine: Engine) -> None:
+    cid, old_id, new_id = open_conflict(engine, "zh")
+    settled = engine.resolve_conflict(cid, "merge", text="用户以前喜欢猫，现在不喜欢了。")
+    merged_id = settled.merged_id
+    assert merged_id is not None
+    engine.reopen_conflict(cid)
+    assert engine.memory(old_id).memory.status == engine.memory(new_id).memory.status == "active"
+    merged = engine.memory(merged_id)
+    assert merged.memory.status == "archived"  # restorable, with its lineage kept
+    assert {p.memory_id for p in merged.parents} >= {old_id, new_id}
+    assert "用户以前喜欢猫" not in engine.context("cc", query="猫").text
+    assert engine.restore([merged_id])[0].status == "active"
+
+
+def test_reopen_is_audited_with_ids_only(engine: Engine) -> None:
+    cid, _old_id, new_id = open_conflict(engine, "zh")
+    engine.resolve_conflict(cid, "old")
+    engine.reopen_conflict(cid)
+    [event] = engine.audit(action="conflict.reopen")
+    assert event.actor == "owner" and event.object_ids == (cid, new_id)
+    assert dict(event.counts) == {"restored": 1, "archived": 0}
+
+
+def test_reopen_leaves_a_memory_forgotten_since(engine: Engine) -> None:
+    cid, old_id, _new_id = open_conflict(engine, "en")
+    engine.resolve_conflict(cid, "new")
+    engine.forget(old_id)
+    c = engine.reopen_conflict(cid)
+    assert c.status == "open" and engine.memory(old_id).memory.status == "forgotten"
+    # the forgotten side cannot win; the other one still can
+    with pytest.raises(InvalidInput, match="forgotten"):
+        engine.resolve_conflict(cid, "old")
+    engine.resolve_conflict(cid, "new")
+
+
+def test_reopen_says_what_to_do(engine: Engine) -> None:
+    cid, _, _ = open_conflict(engine, "en")
+    with pytest.raises(InvalidInput, match=r"open already.*conflicts resolve"):
+        engine.reopen_conflict(cid)
+    with pytest.raises(NotFound, match="conflicts list"):
+        engine.reopen_conflict(999)
+    engine.resolve_conflict(cid, "both")
+    with pytest.raises(InvalidInput, match="conflicts reopen"):
+        engine.resolve_conflict(cid, "old")
+    assert engine.reopen_conflict(cid).status == "open"
