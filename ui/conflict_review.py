@@ -5,7 +5,8 @@ them the arbiter's reason and how long the conflict has been open. The owner
 keeps the old memory, the new one, both, or merges them into an edited text,
 and walks the queue with previous/next. Everything is reachable by keyboard:
 mnemonics on every button, Alt+Left/Alt+Right through the queue, Escape
-closes. The dialog is modeless, so evidence links can open
+closes. A decision saved by mistake is one Undo (Alt+U) away: the conflict is
+reopened and shown again. The dialog is modeless, so evidence links can open
 the tape in the main window while the review stays open.
 """
 
@@ -39,6 +40,14 @@ DECISIONS = (
     ("both", "Keep &both"),
     ("merge", "&Merge…"),
 )
+
+# What the owner just did, said back after the save (with Undo beside it).
+SETTLED = {
+    "old": "Conflict #{id} settled: kept the existing memory, the new one is superseded.",
+    "new": "Conflict #{id} settled: kept the new memory, the existing one is superseded.",
+    "both": "Conflict #{id} settled: kept both memories.",
+    "merge": "Conflict #{id} settled: both memories merged into one.",
+}
 
 
 class SidePanel(QFrame):
@@ -117,11 +126,13 @@ class ConflictReviewDialog(QDialog):
 
     `decided(conflict_id, keep, text)` asks the owner of the dialog to resolve a
     conflict (the write runs off the GUI thread); it answers with `resolved(id)`
-    or `failed(id, message)`. `entry_activated(agent, entry_id)` asks to show
-    the tape around an evidence entry.
+    or `failed(id, message)`. `reopen_requested(conflict_id)` asks to undo the
+    last resolution; it answers with `reopened(id)` or `failed(id, message)`.
+    `entry_activated(agent, entry_id)` asks to show the tape around an evidence entry.
     """
 
     decided = Signal(int, str, object)
+    reopen_requested = Signal(int)
     entry_activated = Signal(str, int)
 
     def __init__(self, items: list[ConflictView], index: int = 0, parent: Any = None) -> None:
@@ -132,6 +143,9 @@ class ConflictReviewDialog(QDialog):
         self.items: list[ConflictView] = list(items)
         self.index = max(0, min(index, len(self.items) - 1))
         self.pending: int | None = None  # the conflict being resolved right now
+        self.pending_keep: str | None = None
+        self.last_settled: int | None = None  # what Undo reopens
+        self.wanted: int | None = None  # a reopened conflict to show once it is queued
         self.merge_dialog: TextEditDialog | None = None
 
         root = QVBoxLayout(self)
@@ -163,9 +177,18 @@ class ConflictReviewDialog(QDialog):
             sides.addWidget(panel, 1)
         root.addLayout(sides, 1)
 
+        status_row = QHBoxLayout()
         self.status = QLabel("")
         self.status.setObjectName("muted")
-        root.addWidget(self.status)
+        self.status.setWordWrap(True)
+        status_row.addWidget(self.status, 1)
+        self.undo_button = QPushButton(tr("&Undo"))
+        self.undo_button.setToolTip(tr("Reopen the conflict just settled and decide again"))
+        self.undo_button.setAutoDefault(False)
+        self.undo_button.clicked.connect(self.undo)
+        self.undo_button.setVisible(False)
+        status_row.addWidget(self.undo_button)
+        root.addLayout(status_row)
 
         buttons = QHBoxLayout()
         self.prev_button = QPushButton(tr("◀ &Previous"))
@@ -216,7 +239,9 @@ class ConflictReviewDialog(QDialog):
         shown = self.current()
         self.items = [c for c in items if c.id != self.pending]
         ids = [c.id for c in self.items]
-        if shown is not None and shown.id in ids:
+        if self.wanted is not None and self.wanted in ids:
+            self.index, self.wanted = ids.index(self.wanted), None
+        elif shown is not None and shown.id in ids:
             self.index = ids.index(shown.id)
         else:
             self.index = min(self.index, len(self.items) - 1)
@@ -279,7 +304,8 @@ class ConflictReviewDialog(QDialog):
         if keep == "merge" and not (text or "").strip():
             self.status.setText(tr("The merged text is empty; nothing was changed."))
             return
-        self.pending = conflict_id
+        self.pending, self.pending_keep = conflict_id, keep
+        self.undo_button.setVisible(False)
         self.status.setText(tr("Saving…"))
         for button in self.decisions.values():
             button.setEnabled(False)
@@ -287,9 +313,14 @@ class ConflictReviewDialog(QDialog):
 
     def resolved(self, conflict_id: int) -> None:
         """The engine settled `conflict_id`: drop it and show the next one in its place."""
+        keep = self.pending_keep if self.pending == conflict_id else None
         if self.pending == conflict_id:
-            self.pending = None
-        self.status.setText(tr("Saved."))
+            self.pending = self.pending_keep = None
+        said = SETTLED.get(keep or "")
+        self.status.setText(tr(said).format(id=conflict_id) if said else tr("Saved."))
+        self.last_settled = conflict_id
+        self.undo_button.setVisible(True)
+        self.undo_button.setEnabled(True)
         ids = [c.id for c in self.items]
         if conflict_id in ids:
             i = ids.index(conflict_id)
@@ -300,9 +331,29 @@ class ConflictReviewDialog(QDialog):
 
     def failed(self, conflict_id: int, message: str) -> None:
         if self.pending == conflict_id:
-            self.pending = None
+            self.pending = self.pending_keep = None
+        if self.wanted == conflict_id:
+            self.wanted = None
+            self.undo_button.setEnabled(True)
         self.status.setText(message)
         self.show_current()
+
+    def undo(self) -> None:
+        """Reopen the conflict settled last; it comes back into the queue and is shown."""
+        if self.last_settled is None or self.pending is not None:
+            return
+        self.wanted = self.last_settled
+        self.undo_button.setEnabled(False)
+        self.status.setText(tr("Reopening…"))
+        self.reopen_requested.emit(self.last_settled)
+
+    def reopened(self, conflict_id: int) -> None:
+        """The engine reopened `conflict_id`; the next queue from the engine shows it."""
+        if self.last_settled == conflict_id:
+            self.last_settled = None
+        self.undo_button.setVisible(False)
+        again = tr("Conflict #{id} is open again: decide again.")
+        self.status.setText(again.format(id=conflict_id))
 
     def _entry(self, entry_id: int) -> None:
         c = self.current()

@@ -160,6 +160,7 @@ class ConflictsPage(Page):
         if self.review is None:
             self.review = ConflictReviewDialog(self.items, row, self)
             self.review.decided.connect(self._resolve)
+            self.review.reopen_requested.connect(self._reopen)
             self.review.entry_activated.connect(self._open_entry)
             self.review.finished.connect(self._review_closed)
         else:
@@ -195,6 +196,22 @@ class ConflictsPage(Page):
             text=text,
             on_result=done,
             on_error=failed,
+        )
+
+    def _reopen(self, conflict_id: int) -> None:
+        review = self.review
+
+        def done(_result: object) -> None:
+            if review is not None and review is self.review:
+                review.reopened(conflict_id)
+            self.changed()
+
+        def failed(exc: object) -> None:
+            if review is not None and review is self.review:
+                review.failed(conflict_id, str(exc))
+
+        self.ctx.runner.write(
+            self.ctx.engine.reopen_conflict, conflict_id, on_result=done, on_error=failed
         )
 
     def _open_entry(self, agent: str, entry_id: int) -> None:

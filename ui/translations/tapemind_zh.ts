@@ -24,6 +24,10 @@
         <translation>审查(&amp;R)…</translation>
     </message>
     <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -210,6 +214,26 @@
     <message>
         <source>Confidence</source>
         <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Conflict #{id} is open again: decide again.</source>
+        <translation>冲突 #{id} 已重新打开：请再次裁决。</translation>
+    </message>
+    <message>
+        <source>Conflict #{id} settled: both memories merged into one.</source>
+        <translation>冲突 #{id} 已裁决：两条记忆已合并为一条。</translation>
+    </message>
+    <message>
+        <source>Conflict #{id} settled: kept both memories.</source>
+        <translation>冲突 #{id} 已裁决：两条记忆都保留。</translation>
+    </message>
+    <message>
+        <source>Conflict #{id} settled: kept the existing memory, the new one is superseded.</source>
+        <translation>冲突 #{id} 已裁决：保留已有记忆，新记忆已被取代。</translation>
+    </message>
+    <message>
+        <source>Conflict #{id} settled: kept the new memory, the existing one is superseded.</source>
+        <translation>冲突 #{id} 已裁决：保留新记忆，已有记忆已被取代。</translation>
     </message>
     <message>
         <source>Conflict {pos} of {n}</source>
@@ -566,6 +590,14 @@
     <message>
         <source>Remove…</source>
         <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Reopen the conflict just settled and decide again</source>
+        <translation>重新打开刚裁决的冲突，再决定一次</translation>
+    </message>
+    <message>
+        <source>Reopening…</source>
+        <translation>正在重新打开…</translation>
     </message>
     <message>
         <source>Replace a secret</source>

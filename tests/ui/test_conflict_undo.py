@@ -1,0 +1,52 @@
+"""Undo in the conflict review: an owner who pressed the wrong key takes it back at
+once, sees the conflict again and decides as meant (real widgets, real engine)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from .test_conflict_review import _keys, _review, _settled
+
+
+def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, open_page) -> None:
+    page, dialog = _review(qtbot, open_page)
+    engine = session.engine
+    shown = dialog.current()
+    n = len(page.items)
+    assert not dialog.undo_button.isVisible()
+    _keys(qtbot, dialog, Qt.Key.Key_O)  # Alt+O: keep old; the owner meant new
+    _settled(qtbot, page, dialog, shown.id)
+    assert engine.memory(shown.new.memory_id).memory.status == "superseded"
+    # the dialog says what was done, with Undo beside it
+    assert f"Conflict #{shown.id} settled: kept the existing memory" in dialog.status.text()
+    assert dialog.undo_button.isVisible() and dialog.undo_button.isEnabled()
+    _keys(qtbot, dialog, Qt.Key.Key_U)  # Alt+U: undo
+    qtbot.waitUntil(
+        lambda: not page._loading and shown.id in [c.id for c in page.items], timeout=10000
+    )
+    assert engine.conflict(shown.id).status == "open"
+    assert engine.memory(shown.new.memory_id).memory.status == "active"
+    assert [a.action for a in engine.audit(action="conflict.reopen")] == ["conflict.reopen"]
+    # the reopened conflict is the one on screen again, the queue as long as before
+    qtbot.waitUntil(lambda: dialog.current() is not None and dialog.current().id == shown.id)
+    assert len(dialog.items) == n and "open again" in dialog.status.text()
+    assert not dialog.undo_button.isVisible()
+    _keys(qtbot, dialog, Qt.Key.Key_N)  # now as meant
+    _settled(qtbot, page, dialog, shown.id)
+    assert engine.conflict(shown.id).resolution == "new"
+    assert engine.memory(shown.old.memory_id).memory.status == "superseded"
+    assert engine.memory(shown.new.memory_id).memory.status == "active"
+
+
+def test_undo_after_the_last_conflict_brings_the_queue_back(session, qtbot, open_page) -> None:
+    page, dialog = _review(qtbot, open_page)
+    for _ in range(len(page.items)):
+        shown = dialog.current()
+        qtbot.mouseClick(dialog.decisions["both"], Qt.MouseButton.LeftButton)
+        _settled(qtbot, page, dialog, shown.id)
+    assert dialog.current() is None and page.stack.currentWidget() is page.empty
+    qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.current() is not None, timeout=10000)
+    assert dialog.current().id == shown.id
+    assert all(b.isEnabled() for b in dialog.decisions.values())
+    assert page.stack.currentWidget() is page.table
