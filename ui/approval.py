@@ -3,8 +3,11 @@
 `ApprovalWatcher` looks for pending access requests whenever the engine says
 requests changed, and opens one `ApprovalPrompt` at a time. Every answer is
 reachable by keyboard (mnemonics; Enter denies). Closing the prompt leaves the
-request pending: it stays on the Vault page and in the tray. Lights up when the engine
-has `access_requests` and `answer_request`.
+request pending: it stays on the Vault page and in the tray. A request answered
+elsewhere (the CLI, the Vault page) or expired closes its prompt; "this session"
+is offered only to a request that came with a session (the engine refuses it
+otherwise, and the prompt would have closed on an answer that did nothing).
+Lights up when the engine has `access_requests` and `answer_request`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,11 @@ from .i18n import tr
 from .probe import field
 from .reasons import reason_text
 from .widgets import fmt_age
+
+NO_SESSION = (
+    "This agent's connection has no session, so a grant for this session would never "
+    "apply: allow once or always."
+)
 
 ANSWERS = (
     ("once", "Allow &once"),
@@ -68,6 +76,9 @@ class ApprovalPrompt(QDialog):
             self.buttons[key] = button
             row.addWidget(button)
         self.buttons["deny"].setDefault(True)  # Enter never grants
+        if not field(request, "session"):
+            self.buttons["session"].setEnabled(False)
+            self.buttons["session"].setToolTip(tr(NO_SESSION))
         lay.addLayout(row)
         self.expires = field(request, "expires_at")
         self.timer = QTimer(self)
@@ -120,6 +131,12 @@ class ApprovalWatcher(QObject):
         )
 
     def _pending(self, requests: list[Any]) -> None:
+        waiting = {field(r, "id") for r in requests}
+        # answered elsewhere (CLI, Vault page, another prompt) or expired: not asked any more
+        self.queue = [r for r in self.queue if field(r, "id") in waiting]
+        if self.prompt is not None and self.prompt.request_id not in waiting:
+            self.prompt.timer.stop()
+            self.prompt.done(QDialog.DialogCode.Rejected)  # finished -> _closed -> _next
         for r in requests:
             rid = field(r, "id")
             if rid not in self.seen:

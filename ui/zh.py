@@ -219,6 +219,7 @@ ZH: dict[str, str] = {
     "Saving…": "正在保存…",
     "Saved.": "已保存。",
     "&Undo": "撤销(&U)",
+    "This agent's connection has no session, so a grant for this session would never apply: allow once or always.": "该智能体的连接没有会话，“本次会话”的授权永远不会生效：请选择允许一次或始终允许。",
     "Reopen the conflict just settled and decide again": "重新打开刚裁决的冲突，再决定一次",
     "Reopening…": "正在重新打开…",
     "Conflict #{id} is open again: decide again.": "冲突 #{id} 已重新打开：请再次裁决。",

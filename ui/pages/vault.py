@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..approval import NO_SESSION
 from ..dialogs import ConfirmDialog
 from ..i18n import tr
 from ..probe import age_seconds, field
@@ -35,6 +36,7 @@ from ..widgets import fmt_age, fmt_time, section_label, title_label, unavailable
 from .base import Page
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+SESSION_ROLE = Qt.ItemDataRole.UserRole + 1
 ANSWERS = (
     ("once", "Allow once"),
     ("session", "Allow this session"),
@@ -163,6 +165,7 @@ class VaultPage(Page):
         root.addWidget(section_label(tr("Pending requests")))
         self.requests = QListWidget()
         self.requests.setMaximumHeight(150)
+        self.requests.currentItemChanged.connect(self._request_selected)
         root.addWidget(self.requests)
         answers = QHBoxLayout()
         answers.addStretch(1)
@@ -242,6 +245,7 @@ class VaultPage(Page):
         for r in view.pending:
             item = QListWidgetItem(request_text(r))
             item.setData(ID_ROLE, field(r, "id"))
+            item.setData(SESSION_ROLE, bool(field(r, "session")))
             self.requests.addItem(item)
         if not view.pending:
             empty = QListWidgetItem(tr("No requests are waiting."))
@@ -251,6 +255,7 @@ class VaultPage(Page):
             self.requests.setCurrentRow(0)
         for button in self.answer_buttons.values():
             button.setEnabled(self.can_answer and bool(view.pending))
+        self._request_selected()
         if view.problem:
             self.note.setText(tr("The vault is locked: {problem}").format(problem=view.problem))
         self._finish_load()
@@ -260,6 +265,15 @@ class VaultPage(Page):
         return self.model.row_at(rows[0].row()).info if rows else None
 
     # -- requests --------------------------------------------------------------------
+
+    def _request_selected(self, *_: object) -> None:
+        """ "This session" only for a request that came with one (the engine refuses it)."""
+        item = self.requests.currentItem()
+        button = self.answer_buttons["session"]
+        has_session = item is not None and bool(item.data(SESSION_ROLE))
+        if item is not None and item.data(ID_ROLE) is not None:
+            button.setEnabled(self.can_answer and has_session)
+        button.setToolTip("" if has_session else tr(NO_SESSION))
 
     def answer(self, key: str) -> None:
         """Answer the selected request: once | session | always, or deny."""

@@ -776,6 +776,10 @@
         <translation>该智能体还没有磁带记录。</translation>
     </message>
     <message>
+        <source>This agent's connection has no session, so a grant for this session would never apply: allow once or always.</source>
+        <translation>该智能体的连接没有会话，“本次会话”的授权永远不会生效：请选择允许一次或始终允许。</translation>
+    </message>
+    <message>
         <source>This engine does not report it yet.</source>
         <translation>当前引擎尚未提供此数据。</translation>
     </message>

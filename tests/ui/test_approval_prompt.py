@@ -1,0 +1,113 @@
+"""The approval prompt as the owner meets it: it offers only answers that can work, and
+it goes away when the request was answered elsewhere (the CLI, the Vault page)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app import Engine
+from app.demo import seed
+
+
+@pytest.fixture
+def asked(tmp_path: Path, memory_keyring) -> Iterator[tuple[Engine, str, str]]:  # type: ignore[no-untyped-def]
+    """A demo home with no request pending, its first agent in ask mode."""
+    home = tmp_path / "vault-home"
+    seed(home)
+    engine = Engine.open(home)
+    for pending in engine.access_requests(status="pending"):
+        engine.answer_request(pending.id, allow=False)
+    agent, secret = engine.agents()[0].name, engine.secrets()[0].name
+    engine.configure_agent(agent, permission_mode="ask")
+    yield engine, agent, secret
+    engine.close()
+
+
+def _prompt(qtbot, s):  # type: ignore[no-untyped-def]
+    with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+        s.window.show()
+    return blocker.args[0]
+
+
+def test_this_session_is_offered_only_to_a_request_with_a_session(
+    asked, qtbot, english
+) -> None:
+    from ui.session import Session
+
+    engine, agent, secret = asked
+    # an HTTP agent on the sessionless protocol, then a stdio agent (one session per process)
+    first = engine.request_secret(agent, secret, "push the release tag")
+    engine.request_secret(agent, secret, "推送发布标签", session="stdio:42")
+    s = Session(engine, page="vault", tray=False, prompts=True)
+    try:
+        prompt = _prompt(qtbot, s)
+        assert prompt.request_id == first.request_id
+        assert not prompt.buttons["session"].isEnabled()
+        assert "allow once or always" in prompt.buttons["session"].toolTip()
+        assert prompt.buttons["once"].isEnabled() and prompt.buttons["always"].isEnabled()
+        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+            qtbot.mouseClick(prompt.buttons["once"], Qt.MouseButton.LeftButton)
+        second = blocker.args[0]
+        qtbot.waitUntil(lambda: engine.access_request(first.request_id).status == "allowed")
+        # the sessionless agent asks again and gets its one read
+        once = engine.request_secret(agent, secret, "push the release tag")
+        assert (once.status, once.scope) == ("allowed", "once") and once.value
+        assert second.buttons["session"].isEnabled()
+        with qtbot.waitSignal(s.bridge.requests_changed, timeout=10000):
+            qtbot.mouseClick(second.buttons["session"], Qt.MouseButton.LeftButton)
+        [granted] = [r for r in engine.access_requests(status="allowed") if r.scope == "session"]
+        assert granted.session == "stdio:42"
+        # the same agent in that session reads it again without a prompt; another one cannot
+        again = engine.request_secret(agent, secret, "推送发布标签", session="stdio:42")
+        assert again.status == "allowed" and again.value
+        other = engine.request_secret(agent, secret, "推送发布标签", session="stdio:43")
+        assert other.status == "pending" and other.value is None
+    finally:
+        s.close()
+
+
+def test_the_vault_page_offers_this_session_per_request(asked, qtbot, english) -> None:
+    from ui.session import Session
+
+    engine, agent, secret = asked
+    engine.request_secret(agent, secret, "push the release tag")
+    engine.request_secret(agent, secret, "推送发布标签", session="stdio:42")
+    s = Session(engine, page="dashboard", tray=False)
+    try:
+        page = s.window.pages["vault"]
+        with qtbot.waitSignal(page.loaded, timeout=10000):
+            s.window.show()
+            s.window.open_page("vault", {})
+        session_button = page.answer_buttons["session"]
+        assert page.requests.currentRow() == 0 and not session_button.isEnabled()
+        page.requests.setCurrentRow(1)
+        assert session_button.isEnabled()
+        page.requests.setCurrentRow(0)
+        assert not session_button.isEnabled() and page.answer_buttons["once"].isEnabled()
+    finally:
+        s.close()
+
+
+def test_a_request_answered_elsewhere_closes_its_prompt(asked, qtbot, english) -> None:
+    from ui.session import Session
+
+    engine, agent, secret = asked
+    first = engine.request_secret(agent, secret, "deploy to staging")
+    s = Session(engine, page="dashboard", tray=False, prompts=True)
+    try:
+        prompt = _prompt(qtbot, s)
+        assert prompt.isVisible() and prompt.request_id == first.request_id
+        # the owner answers in a terminal (`tapemind approvals deny`, through this host)
+        engine.answer_request(first.request_id, allow=False)
+        qtbot.waitUntil(lambda: not prompt.isVisible(), timeout=10000)
+        assert s.window.approvals.prompt is None
+        # a new question gets its own prompt, not one stuck behind a stale one
+        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+            later = engine.request_secret(agent, secret, "再部署一次")
+        assert blocker.args[0].request_id == later.request_id
+    finally:
+        s.close()
