@@ -342,6 +342,26 @@ def reopen(rt: Runtime, conflict_id: int, *, actor: str = "owner") -> Conflict:
         return _to_conflict(s, row, name, rt.clock.now())
 
 
+def recently_settled(rt: Runtime, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
+    """Resolved conflicts, the most recently settled first (what an owner may want to
+    reopen). `agent` None: every agent's."""
+    if limit <= 0:
+        raise InvalidInput("limit must be positive.")
+    now = rt.clock.now()
+    with rt.read() as s:
+        q = (
+            select(ConflictRow, AgentRow.name)
+            .join(AgentRow, col(AgentRow.id) == col(ConflictRow.agent_id))
+            .where(ConflictRow.status == "resolved")
+        )
+        if agent is not None:
+            q = q.where(ConflictRow.agent_id == agent_row(s, agent).id)
+        rows = s.exec(
+            q.order_by(col(ConflictRow.resolved_at).desc(), col(ConflictRow.id).desc()).limit(limit)
+        ).all()
+        return [_to_conflict(s, row, name, now) for row, name in rows]
+
+
 def count_open(s: Session, agent_id: int) -> tuple[int, str | None]:
     """(open conflicts, creation time of the oldest) from the index."""
     found = (

@@ -632,6 +632,10 @@ class Engine:
         Raises NotFound, InvalidInput for a conflict that is open."""
         return conflicts_.reopen(self._rt, conflict_id)
 
+    def settled_conflicts(self, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
+        """Resolved conflicts, the most recently settled first (`agent` None: all)."""
+        return conflicts_.recently_settled(self._rt, agent, limit=limit)
+
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
 from . import access_tokens as _access_tokens  # noqa: E402

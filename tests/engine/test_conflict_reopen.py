@@ -92,3 +92,17 @@ def test_reopen_says_what_to_do(engine: Engine) -> None:
     with pytest.raises(InvalidInput, match="conflicts reopen"):
         engine.resolve_conflict(cid, "old")
     assert engine.reopen_conflict(cid).status == "open"
+
+
+def test_settled_conflicts_newest_first(engine: Engine, clock) -> None:  # type: ignore[no-untyped-def]
+    first, _, _ = open_conflict(engine, "en")
+    engine.remember("cc", "用户不喜欢狗。", "preference")
+    assert engine.remember("cc", "用户喜欢狗。", "preference").decision == "conflict"
+    [_, other] = [c.id for c in engine.conflicts("cc")]
+    engine.resolve_conflict(other, "both")
+    clock.advance(minutes=1)
+    engine.resolve_conflict(first, "old")
+    assert [c.id for c in engine.settled_conflicts()] == [first, other]
+    assert [c.id for c in engine.settled_conflicts("cc", limit=1)] == [first]
+    engine.reopen_conflict(first)
+    assert [c.id for c in engine.settled_conflicts()] == [other]

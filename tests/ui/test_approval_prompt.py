@@ -33,9 +33,7 @@ def _prompt(qtbot, s):  # type: ignore[no-untyped-def]
     return blocker.args[0]
 
 
-def test_this_session_is_offered_only_to_a_request_with_a_session(
-    asked, qtbot, english
-) -> None:
+def test_this_session_is_offered_only_to_a_request_with_a_session(asked, qtbot, english) -> None:
     from ui.session import Session
 
     engine, agent, secret = asked
