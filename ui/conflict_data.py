@@ -44,6 +44,8 @@ class ConflictView:
     age_s: float | None
     old: Side
     new: Side
+    resolution: str | None = None  # old | new | both | merge, once settled
+    resolved_at: datetime | None = None
 
 
 def _side(side: Any) -> Side:
@@ -68,6 +70,8 @@ def to_view(conflict: Any) -> ConflictView:
         age_s=float(conflict.age_days) * 86400 if conflict.age_days is not None else None,
         old=_side(conflict.existing),
         new=_side(conflict.challenger),
+        resolution=getattr(conflict, "resolution", None),
+        resolved_at=getattr(conflict, "resolved_at", None),
     )
 
 
@@ -79,3 +83,11 @@ def load_conflicts(engine: Any) -> list[ConflictView]:
         out.extend(to_view(c) for c in page)
         if len(page) < PAGE:
             return out
+
+
+SETTLED_SHOWN = 200  # the most recently settled conflicts the page lists
+
+
+def load_settled(engine: Any) -> list[ConflictView]:
+    """Every agent's settled conflicts, the most recent first (to reopen a misclick)."""
+    return [to_view(c) for c in engine.settled_conflicts(None, limit=SETTLED_SHOWN)]

@@ -305,7 +305,7 @@ class ConflictReviewDialog(QDialog):
             self.status.setText(tr("The merged text is empty; nothing was changed."))
             return
         self.pending, self.pending_keep = conflict_id, keep
-        self.undo_button.setVisible(False)
+        self._hide_undo()
         self.status.setText(tr("Saving…"))
         for button in self.decisions.values():
             button.setEnabled(False)
@@ -347,11 +347,17 @@ class ConflictReviewDialog(QDialog):
         self.status.setText(tr("Reopening…"))
         self.reopen_requested.emit(self.last_settled)
 
+    def _hide_undo(self) -> None:
+        if self.undo_button.hasFocus():
+            # a hidden focused button swallows keys: Alt+O/N/B would do nothing
+            self.next_button.setFocus() if self.next_button.isEnabled() else self.setFocus()
+        self.undo_button.setVisible(False)
+
     def reopened(self, conflict_id: int) -> None:
         """The engine reopened `conflict_id`; the next queue from the engine shows it."""
         if self.last_settled == conflict_id:
             self.last_settled = None
-        self.undo_button.setVisible(False)
+        self._hide_undo()
         again = tr("Conflict #{id} is open again: decide again.")
         self.status.setText(again.format(id=conflict_id))
 

@@ -8,6 +8,13 @@ from PySide6.QtCore import Qt
 from .test_conflict_review import _keys, _review, _settled
 
 
+def _activate(qtbot, dialog) -> None:  # type: ignore[no-untyped-def]
+    """Mnemonics reach only the active window; offscreen Qt lets activation drift
+    between page reloads, so the owner's window is made active again before a key."""
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+
+
 def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, open_page) -> None:
     page, dialog = _review(qtbot, open_page)
     engine = session.engine
@@ -20,6 +27,7 @@ def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, o
     # the dialog says what was done, with Undo beside it
     assert f"Conflict #{shown.id} settled: kept the existing memory" in dialog.status.text()
     assert dialog.undo_button.isVisible() and dialog.undo_button.isEnabled()
+    _activate(qtbot, dialog)
     _keys(qtbot, dialog, Qt.Key.Key_U)  # Alt+U: undo
     qtbot.waitUntil(
         lambda: not page._loading and shown.id in [c.id for c in page.items], timeout=10000
@@ -31,6 +39,7 @@ def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, o
     qtbot.waitUntil(lambda: dialog.current() is not None and dialog.current().id == shown.id)
     assert len(dialog.items) == n and "open again" in dialog.status.text()
     assert not dialog.undo_button.isVisible()
+    _activate(qtbot, dialog)
     _keys(qtbot, dialog, Qt.Key.Key_N)  # now as meant
     _settled(qtbot, page, dialog, shown.id)
     assert engine.conflict(shown.id).resolution == "new"
@@ -50,3 +59,33 @@ def test_undo_after_the_last_conflict_brings_the_queue_back(session, qtbot, open
     assert dialog.current().id == shown.id
     assert all(b.isEnabled() for b in dialog.decisions.values())
     assert page.stack.currentWidget() is page.table
+
+
+def test_a_settled_conflict_is_reopened_from_the_page_after_the_review_closed(
+    session, qtbot, open_page
+) -> None:
+    page, dialog = _review(qtbot, open_page)
+    engine = session.engine
+    shown = dialog.current()
+    qtbot.mouseClick(dialog.decisions["new"], Qt.MouseButton.LeftButton)
+    _settled(qtbot, page, dialog, shown.id)
+    dialog.close()
+    assert page.show_settled.isVisible() and not page.reopen_button.isVisible()
+    page.show_settled.setChecked(True)
+    qtbot.waitUntil(lambda: not page._loading and bool(page.settled_items), timeout=10000)
+    assert page.stack.currentWidget() is page.settled_table
+    assert page.reopen_button.isVisible() and not page.review_button.isVisible()
+    assert "press Reopen" in page.hint.text()
+    # the decision just made is on top, in the owner's words
+    top = [page.settled_model.index(0, c).data() for c in range(5)]
+    assert top[2] == "Kept the new memory" and top[3] == shown.old.text
+    assert page.settled_items[0].id == shown.id
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        qtbot.mouseClick(page.reopen_button, Qt.MouseButton.LeftButton)
+    assert engine.conflict(shown.id).status == "open"
+    assert engine.memory(shown.old.memory_id).memory.status == "active"
+    assert shown.id not in [c.id for c in page.settled_items]
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        page.show_settled.setChecked(False)
+    assert shown.id in [c.id for c in page.items]
+    assert page.stack.currentWidget() is page.table and page.review_button.isVisible()

@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -16,12 +17,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..conflict_data import ConflictView, load_conflicts
+from ..conflict_data import ConflictView, load_conflicts, load_settled
 from ..conflict_review import ConflictReviewDialog
 from ..i18n import tr
 from ..reasons import reason_text
 from ..tablemodels import Column, RowsModel
-from ..widgets import EmptyState, fmt_age, one_line, title_label, unavailable
+from ..widgets import EmptyState, fmt_age, fmt_time, one_line, title_label, unavailable
 from .base import Page
 
 QUEUE_COLUMNS = (
@@ -35,6 +36,32 @@ QUEUE_COLUMNS = (
         tooltip=lambda c: reason_text(c.reason),
     ),
 )
+
+
+# How a settled conflict was decided, in the owner's words.
+DECIDED = {
+    "old": "Kept the existing memory",
+    "new": "Kept the new memory",
+    "both": "Kept both",
+    "merge": "Merged",
+}
+
+SETTLED_COLUMNS = (
+    Column("Agent", lambda c: c.agent),
+    Column("Settled", lambda c: fmt_time(c.resolved_at), sort=lambda c: c.resolved_at),
+    Column("Decision", lambda c: tr(DECIDED.get(c.resolution or "", c.resolution or ""))),
+    Column("Existing memory", lambda c: one_line(c.old.text, 120), tooltip=lambda c: c.old.text),
+    Column("New memory", lambda c: one_line(c.new.text, 120), tooltip=lambda c: c.new.text),
+)
+
+
+OPEN_HINT = "Double-click a conflict (or select it and press Enter) to review it side by side."
+SETTLED_HINT = "Select a settled conflict and press Reopen to decide it again."
+
+
+def _load(engine: Any, settled: bool) -> tuple[list[ConflictView], list[ConflictView] | None]:
+    """The open queue (the review walks it), and the settled list when it is shown."""
+    return load_conflicts(engine), load_settled(engine) if settled else None
 
 
 def _first_row(items: list[ConflictView], wanted: dict[str, Any]) -> int:
@@ -69,6 +96,20 @@ class ConflictsPage(Page):
         self.review_button.setEnabled(False)
         self.review_button.clicked.connect(lambda: self.open_review(self._selected_row()))
         head.addWidget(self.review_button)
+        # Settled conflicts, to reopen one decided by mistake after the review closed.
+        self.can_reopen = ctx.has("settled_conflicts", "reopen_conflict")
+        self.settled_items: list[ConflictView] = []
+        self.show_settled = QCheckBox(tr("Show &settled"))
+        self.show_settled.setVisible(self.available and self.can_reopen)
+        self.show_settled.toggled.connect(self._settled_toggled)
+        head.insertWidget(2, self.show_settled)
+        self.reopen_button = QPushButton(tr("Re&open"))
+        self.reopen_button.setToolTip(
+            tr("Undo the decision: the conflict waits for you again, both memories active")
+        )
+        self.reopen_button.setVisible(False)
+        self.reopen_button.clicked.connect(self.reopen_selected)
+        head.addWidget(self.reopen_button)
         root.addLayout(head)
         if not self.available:
             root.addWidget(unavailable(tr("conflict review")), 1)
@@ -97,12 +138,27 @@ class ConflictsPage(Page):
         self.table.activated.connect(lambda index: self.open_review(index.row()))  # Enter
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.table)
-        root.addLayout(self.stack, 1)
-        hint = QLabel(
-            tr("Double-click a conflict (or select it and press Enter) to review it side by side.")
+        self.settled_model = RowsModel(SETTLED_COLUMNS, self)
+        self.settled_table = QTableView()
+        self.settled_table.setModel(self.settled_model)
+        self.settled_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.settled_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.settled_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.settled_table.verticalHeader().setVisible(False)
+        settled_header = self.settled_table.horizontalHeader()
+        for col, width in ((0, 120), (1, 140), (2, 200)):
+            self.settled_table.setColumnWidth(col, width)
+        for col in (3, 4):
+            settled_header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        self.settled_empty = EmptyState(
+            tr("No settled conflicts"), tr("Conflicts you settle are listed here to reopen.")
         )
-        hint.setObjectName("muted")
-        root.addWidget(hint)
+        self.stack.addWidget(self.settled_table)
+        self.stack.addWidget(self.settled_empty)
+        root.addLayout(self.stack, 1)
+        self.hint = QLabel(tr(OPEN_HINT))
+        self.hint.setObjectName("muted")
+        root.addWidget(self.hint)
         ctx.bridge.conflicts_changed.connect(self.changed)
 
     # -- loading -------------------------------------------------------------------
@@ -120,17 +176,30 @@ class ConflictsPage(Page):
             return
         self._start_load()
         self.ctx.runner.read(
-            load_conflicts, self.ctx.engine, on_result=self._loaded, on_error=self._finish_load
+            _load,
+            self.ctx.engine,
+            self.show_settled.isChecked(),
+            on_result=self._loaded,
+            on_error=self._finish_load,
         )
 
-    def _loaded(self, items: list[ConflictView]) -> None:
+    def _loaded(self, found: tuple[list[ConflictView], list[ConflictView] | None]) -> None:
+        items, settled = found
+        self._show_open(items)
+        if settled is not None and self.show_settled.isChecked():
+            self._show_settled(settled)
+        self._finish_load()
+
+    def _show_open(self, items: list[ConflictView]) -> None:
         selected = self._selected_row()
         keep_id = self.items[selected].id if 0 <= selected < len(self.items) else None
         self.items = items
         self.model.set_rows(items)
-        self.stack.setCurrentIndex(1 if items else 0)
         self.review_button.setEnabled(bool(items))
-        self.count_label.setText(tr("{n} open").format(n=len(items)) if items else "")
+        if not self.show_settled.isChecked():
+            # (a load started before "Show settled" was ticked must not take the view back)
+            self.stack.setCurrentIndex(1 if items else 0)
+            self.count_label.setText(tr("{n} open").format(n=len(items)) if items else "")
         ids = [c.id for c in items]
         if items:
             self.table.selectRow(ids.index(keep_id) if keep_id in ids else 0)
@@ -139,7 +208,34 @@ class ConflictsPage(Page):
         if self._review_on_load is not None:
             wanted, self._review_on_load = self._review_on_load, None
             self.open_review(_first_row(items, wanted))
-        self._finish_load()
+
+    def _settled_toggled(self, on: bool) -> None:
+        self.hint.setText(tr(SETTLED_HINT) if on else tr(OPEN_HINT))
+        self.review_button.setVisible(not on)
+        self.reopen_button.setVisible(on)
+        self.refresh()
+
+    def _show_settled(self, items: list[ConflictView]) -> None:
+        self.settled_items = items
+        self.settled_model.set_rows(items)
+        self.stack.setCurrentWidget(self.settled_table if items else self.settled_empty)
+        self.reopen_button.setEnabled(bool(items))
+        self.count_label.setText(tr("{n} settled").format(n=len(items)) if items else "")
+        if items:
+            self.settled_table.selectRow(0)
+
+    def reopen_selected(self) -> None:
+        """Reopen the selected settled conflict; it goes back to the open queue."""
+        rows = self.settled_table.selectionModel().selectedRows()
+        if not rows or not 0 <= rows[0].row() < len(self.settled_items):
+            return
+        self.reopen_button.setEnabled(False)
+        self.ctx.runner.write(
+            self.ctx.engine.reopen_conflict,
+            self.settled_items[rows[0].row()].id,
+            on_result=lambda _c: self.changed(),
+            on_error=lambda _e: self.changed(),
+        )
 
     def _selected_row(self) -> int:
         if not self.available:

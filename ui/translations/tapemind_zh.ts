@@ -244,6 +244,10 @@
         <translation>冲突</translation>
     </message>
     <message>
+        <source>Conflicts you settle are listed here to reopen.</source>
+        <translation>你裁决过的冲突会列在这里，可以重新打开。</translation>
+    </message>
+    <message>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
@@ -262,6 +266,10 @@
     <message>
         <source>Dashboard</source>
         <translation>仪表盘</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>裁决</translation>
     </message>
     <message>
         <source>Deny</source>
@@ -396,6 +404,18 @@
         <translation>保留所选</translation>
     </message>
     <message>
+        <source>Kept both</source>
+        <translation>两者都保留</translation>
+    </message>
+    <message>
+        <source>Kept the existing memory</source>
+        <translation>保留已有记忆</translation>
+    </message>
+    <message>
+        <source>Kept the new memory</source>
+        <translation>保留新记忆</translation>
+    </message>
+    <message>
         <source>Key store: {where} · {n} secrets · {g} active grants</source>
         <translation>密钥存储：{where} · {n} 个密钥 · {g} 个有效授权</translation>
     </message>
@@ -436,6 +456,10 @@
         <translation>合并为一条记忆</translation>
     </message>
     <message>
+        <source>Merged</source>
+        <translation>已合并</translation>
+    </message>
+    <message>
         <source>Mode</source>
         <translation>模式</translation>
     </message>
@@ -474,6 +498,10 @@
     <message>
         <source>No requests are waiting.</source>
         <translation>没有等待中的请求。</translation>
+    </message>
+    <message>
+        <source>No settled conflicts</source>
+        <translation>没有已裁决的冲突</translation>
     </message>
     <message>
         <source>No snapshots in this range yet.</source>
@@ -554,6 +582,10 @@
     <message>
         <source>Range</source>
         <translation>时间范围</translation>
+    </message>
+    <message>
+        <source>Re&amp;open</source>
+        <translation>重新打开(&amp;O)</translation>
     </message>
     <message>
         <source>Reason</source>
@@ -708,12 +740,24 @@
         <translation>待批准的密钥请求</translation>
     </message>
     <message>
+        <source>Select a settled conflict and press Reopen to decide it again.</source>
+        <translation>选中一个已裁决的冲突，按“重新打开”即可再次裁决。</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
         <source>Settings not saved</source>
         <translation>设置未保存</translation>
+    </message>
+    <message>
+        <source>Settled</source>
+        <translation>裁决时间</translation>
+    </message>
+    <message>
+        <source>Show &amp;settled</source>
+        <translation>显示已裁决(&amp;S)</translation>
     </message>
     <message>
         <source>Show the whole thread</source>
@@ -814,6 +858,10 @@
     <message>
         <source>Turn {turn}</source>
         <translation>轮次 {turn}</translation>
+    </message>
+    <message>
+        <source>Undo the decision: the conflict waits for you again, both memories active</source>
+        <translation>撤销这次裁决：冲突重新等你决定，两条记忆都恢复为活跃</translation>
     </message>
     <message>
         <source>Unembedded</source>
@@ -1150,6 +1198,10 @@
     <message>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>{n} settled</source>
+        <translation>{n} 个已裁决</translation>
     </message>
     <message>
         <source>{n} tool calls and results (folded)</source>
