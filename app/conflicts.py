@@ -342,6 +342,63 @@ def reopen(rt: Runtime, conflict_id: int, *, actor: str = "owner") -> Conflict:
         return _to_conflict(s, row, name, rt.clock.now())
 
 
+def dispute(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Conflict:
+    """The owner disputes that superseded memory `memory_id` was replaced: it is active
+    again and a conflict opens between it and its successor, to settle like any other
+    (the arbiter's supersede is not final either). A memory that lost a conflict the
+    owner settled is reopened through that conflict instead.
+
+    Raises NotFound; InvalidInput for a memory that is not superseded."""
+    now = rt.now_iso()
+    with rt.write() as s:
+        row = s.get(MemoryRow, memory_id)
+        owner = s.get(AgentRow, row.agent_id) if row is not None else None
+        if row is None or owner is None:
+            raise NotFound(f"No memory {memory_id}. Find it with `tapemind memory list`.")
+        if row.status != "superseded" or row.superseded_by is None:
+            raise InvalidInput(
+                f"Memory {memory_id} is {row.status}, not superseded; only a memory another "
+                "one replaced can be disputed (`tapemind restore` brings archived ones back)."
+            )
+        settled = s.exec(
+            select(ConflictRow.id).where(
+                ConflictRow.status == "resolved",
+                (col(ConflictRow.existing_id) == memory_id)
+                | (col(ConflictRow.challenger_id) == memory_id),
+            )
+        ).first()
+        if settled is not None:
+            raise InvalidInput(
+                f"Memory {memory_id} lost conflict {settled}, settled by the owner: reopen it "
+                f"with `tapemind conflicts reopen {settled}`."
+            )
+        successor = row.superseded_by
+        row.status, row.superseded_by = "active", None
+        row.updated_at = row.last_reinforced_at = now
+        s.add(row)
+        s.execute(
+            text(
+                "DELETE FROM lineage WHERE child_id = :c AND parent_id = :p "
+                "AND relation = 'supersedes'"
+            ),
+            {"c": successor, "p": memory_id},
+        )
+        conflict_id = raise_conflict(
+            s,
+            now,
+            owner,
+            memory_id,
+            successor,
+            f"the owner disputes that {successor} replaces {memory_id}",
+            "owner",
+            actor,
+        )
+        s.flush()
+        found = s.get(ConflictRow, conflict_id)
+        assert found is not None
+        return _to_conflict(s, found, owner.name, rt.clock.now())
+
+
 def recently_settled(rt: Runtime, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
     """Resolved conflicts, the most recently settled first (what an owner may want to
     reopen). `agent` None: every agent's."""

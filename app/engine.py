@@ -632,6 +632,12 @@ class Engine:
         Raises NotFound, InvalidInput for a conflict that is open."""
         return conflicts_.reopen(self._rt, conflict_id)
 
+    def dispute_supersede(self, memory_id: int) -> Conflict:
+        """Bring a superseded memory back as an open conflict with its successor, for
+        the owner to settle (keep old, new, both, merge). Raises NotFound, InvalidInput
+        (not superseded; lost a settled conflict: reopen that one)."""
+        return conflicts_.dispute(self._rt, memory_id)
+
     def settled_conflicts(self, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
         """Resolved conflicts, the most recently settled first (`agent` None: all)."""
         return conflicts_.recently_settled(self._rt, agent, limit=limit)

@@ -265,7 +265,8 @@ def keep(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Memor
 
 
 _NOT_AS_EXPECTED = {
-    "archived": "only archived memories can be restored",
+    "archived": "only archived memories can be restored (a superseded one comes back "
+    "with `tapemind conflicts dispute ID`, as a conflict with what replaced it)",
     "active": "only active memories can be kept; restore an archived one",
 }
 

@@ -269,7 +269,9 @@ class ConflictReviewDialog(QDialog):
         meta = tr("Agent {agent} · open for {age}").format(
             agent=c.agent, age=fmt_age(c.age_s) or "—"
         )
-        if c.arbiter:
+        if c.arbiter == "owner":  # a superseded memory the owner brought back
+            meta += " · " + tr("raised by you")
+        elif c.arbiter:
             meta += " · " + tr("raised by the {arbiter} arbiter").format(arbiter=word(c.arbiter))
         self.meta.setText(meta)
         self.reason.setText(reason_text(c.reason) or "—")

@@ -74,6 +74,8 @@ _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"within the reviewer's rules", "符合审查规则"),
         (r"covered by grant (\d+) \(always\)", r"已由授权 #\1（始终允许）覆盖"),
         (r"\(no reason given\)", "（未给出理由）"),
+        # the owner disputed a supersede (app/conflicts.py `dispute`)
+        (r"the owner disputes that (\d+) replaces (\d+)", r"你不同意 #\1 取代 #\2"),
     )
 )
 _ACTIONS_ZH = {

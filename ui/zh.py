@@ -219,6 +219,7 @@ ZH: dict[str, str] = {
     "Saving…": "正在保存…",
     "Saved.": "已保存。",
     "&Undo": "撤销(&U)",
+    "raised by you": "由你提出",
     "Show &settled": "显示已裁决(&S)",
     "Select a settled conflict and press Reopen to decide it again.": "选中一个已裁决的冲突，按“重新打开”即可再次裁决。",
     "Re&open": "重新打开(&O)",

@@ -105,6 +105,21 @@ def conflicts_reopen(state: State, conflict_id: int) -> None:
     click.echo(f"Reopened: settle it again with `tapemind conflicts resolve {c.id} --keep …`.")
 
 
+@conflicts.command("dispute")
+@click.argument("memory_id", type=int)
+@json_option
+@pass_state
+def conflicts_dispute(state: State, memory_id: int) -> None:
+    """Dispute that superseded memory MEMORY_ID was replaced: it is active again and a
+    conflict with its successor opens, to settle like any other."""
+    c = state.engine().dispute_supersede(memory_id)
+    if state.as_json:
+        emit_json(c)
+        return
+    _print_conflict(c)
+    click.echo(f"Settle it with `tapemind conflicts resolve {c.id} --keep old|new|both|merge`.")
+
+
 # -- forgetting ---------------------------------------------------------------------
 
 

@@ -46,3 +46,20 @@ def test_reopen_an_open_conflict_says_how_to_settle_it(engine: Engine) -> None:
     out = run("conflicts", "reopen", str(cid))
     assert out.exit_code == 2 and "is open already" in out.output
     assert run("conflicts", "reopen", "999").exit_code == 3
+
+
+def test_dispute_brings_a_superseded_memory_back_as_a_conflict(engine: Engine) -> None:
+    old = engine.remember("cc", "用户喜欢深色主题。", "preference").memory
+    new = engine.remember("cc", "用户改用浅色主题了。", "preference")
+    assert old is not None and new.decision == "supersede" and new.memory is not None
+    engine.close()
+    refused = run("restore", str(old.id))
+    assert refused.exit_code == 2 and "tapemind conflicts dispute" in refused.output
+    out = run("conflicts", "dispute", str(old.id))
+    assert out.exit_code == 0, out.output
+    assert f"memory {old.id} [preference, active] 用户喜欢深色主题。" in out.output
+    assert f"the owner disputes that {new.memory.id} replaces {old.id}" in out.output
+    [item] = ok_json("conflicts", "list", "--agent", "cc")
+    assert item["arbiter"] == "owner"
+    done = ok_json("conflicts", "resolve", str(item["id"]), "--keep", "old")
+    assert done["challenger"]["memory"]["status"] == "superseded"

@@ -106,3 +106,43 @@ def test_settled_conflicts_newest_first(engine: Engine, clock) -> None:  # type:
     assert [c.id for c in engine.settled_conflicts("cc", limit=1)] == [first]
     engine.reopen_conflict(first)
     assert [c.id for c in engine.settled_conflicts()] == [other]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_superseded_memory_is_disputed_into_a_conflict(engine: Engine, lang: str) -> None:
+    """The arbiter's supersede is not final: the owner brings the replaced memory back
+    as a conflict with its successor and settles it like any other."""
+    old_text, new_text = {
+        "en": (
+            "The project deploys with GitHub Actions.",
+            "The project now deploys with GitLab CI.",
+        ),
+        "zh": ("用户喜欢深色主题。", "用户改用浅色主题了。"),
+    }[lang]
+    engine.add_agent("cc")
+    old = engine.remember("cc", old_text, "project_fact").memory
+    new = engine.remember("cc", new_text, "project_fact")
+    assert old is not None and new.memory is not None and new.decision == "supersede"
+    with pytest.raises(InvalidInput, match="conflicts dispute"):
+        engine.restore([old.id])
+    c = engine.dispute_supersede(old.id)
+    assert (c.status, c.arbiter) == ("open", "owner")
+    assert (c.existing.memory.id, c.challenger.memory.id) == (old.id, new.memory.id)
+    assert c.existing.memory.status == "active" and c.existing.memory.superseded_by is None
+    assert f"disputed by m{new.memory.id}" in engine.context("cc", query=old_text).text
+    [event] = engine.audit(action="conflict.open")
+    assert event.actor == "owner" and event.object_ids == (c.id, old.id, new.memory.id)
+    engine.resolve_conflict(c.id, "old")
+    assert engine.memory(old.id).memory.status == "active"
+    assert engine.memory(new.memory.id).memory.status == "superseded"
+
+
+def test_dispute_points_a_conflict_loser_at_reopen(engine: Engine) -> None:
+    cid, old_id, new_id = open_conflict(engine, "en")
+    engine.resolve_conflict(cid, "new")
+    with pytest.raises(InvalidInput, match=f"conflicts reopen {cid}"):
+        engine.dispute_supersede(old_id)
+    with pytest.raises(InvalidInput, match="not superseded"):
+        engine.dispute_supersede(new_id)
+    with pytest.raises(NotFound):
+        engine.dispute_supersede(999)

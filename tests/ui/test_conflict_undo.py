@@ -89,3 +89,23 @@ def test_a_settled_conflict_is_reopened_from_the_page_after_the_review_closed(
         page.show_settled.setChecked(False)
     assert shown.id in [c.id for c in page.items]
     assert page.stack.currentWidget() is page.table and page.review_button.isVisible()
+
+
+def test_a_disputed_supersede_reads_as_the_owners_in_chinese(session, qtbot, open_page) -> None:
+    from ui import i18n
+
+    engine = session.engine
+    agent = engine.agents()[0].name
+    old = engine.remember(agent, "用户喜欢深色主题。", "preference").memory
+    new = engine.remember(agent, "用户改用浅色主题了。", "preference")
+    assert old is not None and new.decision == "supersede" and new.memory is not None
+    disputed = engine.dispute_supersede(old.id)
+    i18n.install_language("zh")
+    try:
+        page = open_page("conflicts")
+        dialog = page.open_review([c.id for c in page.items].index(disputed.id))
+        assert dialog.reason.text() == f"你不同意 #{new.memory.id} 取代 #{old.id}"
+        assert "由你提出" in dialog.meta.text() and "仲裁器" not in dialog.meta.text()
+        assert dialog.old_panel.text.text() == "用户喜欢深色主题。"
+    finally:
+        i18n.install_language("en")

@@ -1076,6 +1076,10 @@
         <translation>由{arbiter}仲裁器提出</translation>
     </message>
     <message>
+        <source>raised by you</source>
+        <translation>由你提出</translation>
+    </message>
+    <message>
         <source>recalled by no agent yet</source>
         <translation>尚未被任何智能体召回</translation>
     </message>
