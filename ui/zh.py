@@ -219,6 +219,8 @@ ZH: dict[str, str] = {
     "Saving…": "正在保存…",
     "Saved.": "已保存。",
     "&Undo": "撤销(&U)",
+    "Bring back…": "找回…",
+    "It should not have been replaced: review it against what replaced it": "它不该被取代：与取代它的记忆放在一起审查",
     "raised by you": "由你提出",
     "Show &settled": "显示已裁决(&S)",
     "Select a settled conflict and press Reopen to decide it again.": "选中一个已裁决的冲突，按“重新打开”即可再次裁决。",

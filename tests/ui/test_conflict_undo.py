@@ -109,3 +109,28 @@ def test_a_disputed_supersede_reads_as_the_owners_in_chinese(session, qtbot, ope
         assert dialog.old_panel.text.text() == "用户喜欢深色主题。"
     finally:
         i18n.install_language("en")
+
+
+def test_a_superseded_memory_is_brought_back_from_its_detail(session, qtbot, open_page) -> None:
+    engine = session.engine
+    page = open_page("memories")
+    old = engine.remember(page.agent, "The team chats on Slack.", "project_fact").memory
+    new = engine.remember(page.agent, "The team no longer uses Slack.", "project_fact")
+    assert old is not None and new.decision == "supersede"
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        session.window.open_page(
+            "memories", {"agent": page.agent, "memory": old.id, "status": "superseded"}
+        )
+    qtbot.waitUntil(lambda: page.detail.detail is not None, timeout=5000)
+    assert page.detail.detail.memory.id == old.id
+    button = page.detail.dispute_button
+    assert button.isVisible() and button.text() == "Bring back…"
+    conflicts = session.window.pages["conflicts"]
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: conflicts.review is not None and conflicts.review.isVisible(), timeout=10000
+    )
+    shown = conflicts.review.current()
+    assert (shown.old.memory_id, shown.new.memory_id) == (old.id, new.memory.id)
+    assert engine.memory(old.id).memory.status == "active"
+    assert "raised by you" in conflicts.review.meta.text()

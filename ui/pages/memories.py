@@ -128,6 +128,7 @@ class MemoriesPage(Page):
         self.detail.memory_activated.connect(self.show_memory)
         self.detail.edit_requested.connect(self.ask_edit)
         self.detail.forget_requested.connect(self.ask_forget)
+        self.detail.dispute_requested.connect(self.dispute)
         split = QSplitter()
         split.addWidget(self.table)
         split.addWidget(self.detail)
@@ -416,3 +417,16 @@ class MemoriesPage(Page):
 
     def _forget(self, memory_id: int) -> None:
         self.ctx.runner.write(self.ctx.engine.forget, memory_id)
+
+    def dispute(self) -> None:
+        """A superseded memory back as a conflict with its successor, opened in review."""
+        detail = self.detail.detail
+        if detail is None or not self.ctx.has("dispute_supersede"):
+            return
+        self.ctx.runner.write(
+            self.ctx.engine.dispute_supersede,
+            detail.memory.id,
+            on_result=lambda c: self.ctx.nav.page_requested.emit(
+                "conflicts", {"review": True, "conflict": c.id}
+            ),
+        )

@@ -52,6 +52,7 @@ class MemoryDetailPane(QWidget):
     memory_activated = Signal(int)
     edit_requested = Signal()
     forget_requested = Signal()
+    dispute_requested = Signal()  # a superseded memory: bring it back as a conflict
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -121,6 +122,12 @@ class MemoryDetailPane(QWidget):
         self.forget_button.clicked.connect(self.forget_requested)
         buttons.addWidget(self.edit_button)
         buttons.addWidget(self.forget_button)
+        self.dispute_button = QPushButton(tr("Bring back…"))
+        self.dispute_button.setToolTip(
+            tr("It should not have been replaced: review it against what replaced it")
+        )
+        self.dispute_button.clicked.connect(self.dispute_requested)
+        buttons.addWidget(self.dispute_button)
         buttons.addStretch(1)
         lay.addLayout(buttons)
         lay.addStretch(1)
@@ -164,6 +171,7 @@ class MemoryDetailPane(QWidget):
         editable = m.status != "forgotten"
         self.edit_button.setEnabled(editable)
         self.forget_button.setEnabled(editable)
+        self.dispute_button.setVisible(m.status == "superseded")
 
     def _links(self, widget: QListWidget, links: Any) -> None:
         widget.clear()

@@ -192,6 +192,10 @@
         <translation>线程 {thread} 中条目 #{id} 附近</translation>
     </message>
     <message>
+        <source>Bring back…</source>
+        <translation>找回…</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -378,6 +382,10 @@
     <message>
         <source>It contains the agent's token: paste it only into that agent's client.</source>
         <translation>其中包含该智能体的令牌：只粘贴到该智能体的客户端中。</translation>
+    </message>
+    <message>
+        <source>It should not have been replaced: review it against what replaced it</source>
+        <translation>它不该被取代：与取代它的记忆放在一起审查</translation>
     </message>
     <message>
         <source>Its text is removed everywhere. A fingerprint stays so that it is not learned again. This cannot be undone.</source>
