@@ -109,3 +109,21 @@ def test_a_request_answered_elsewhere_closes_its_prompt(asked, qtbot, english) -
         assert blocker.args[0].request_id == later.request_id
     finally:
         s.close()
+
+
+def test_a_request_that_expires_closes_its_prompt(asked, qtbot, english) -> None:
+    """No answer in time is a deny: the prompt does not stay up offering a grant."""
+    from ui.session import Session
+
+    engine, agent, secret = asked
+    short = engine.request_secret(agent, secret, "一次性部署", ttl_seconds=0.5)
+    s = Session(engine, page="dashboard", tray=False, prompts=True)
+    try:
+        prompt = _prompt(qtbot, s)
+        assert prompt.request_id == short.request_id
+        # any engine read past the expiry turns it into a deny (the host does so on schedule)
+        qtbot.waitUntil(lambda: engine.access_requests(status="pending") == [], timeout=10000)
+        qtbot.waitUntil(lambda: not prompt.isVisible(), timeout=10000)
+        assert engine.access_request(short.request_id).status == "expired"
+    finally:
+        s.close()
