@@ -41,6 +41,14 @@ DECISIONS = (
     ("merge", "&Merge…"),
 )
 
+# What each decision does, on its button (the owner should not have to guess).
+DOES = {
+    "old": "The existing memory stays; the new one is superseded (Undo takes it back)",
+    "new": "The new memory stays; the existing one is superseded (Undo takes it back)",
+    "both": "Both stay active: they are both true",
+    "merge": "Write one memory that replaces both",
+}
+
 # What the owner just did, said back after the save (with Undo beside it).
 SETTLED = {
     "old": "Conflict #{id} settled: kept the existing memory, the new one is superseded.",
@@ -204,6 +212,7 @@ class ConflictReviewDialog(QDialog):
         for keep, label in DECISIONS:
             button = QPushButton(tr(label))
             button.setAutoDefault(False)  # Enter never settles a conflict by accident
+            button.setToolTip(tr(DOES[keep]))
             button.clicked.connect(lambda _=False, k=keep: self.decide(k))
             self.decisions[keep] = button
             buttons.addWidget(button)

@@ -21,6 +21,9 @@ def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, o
     shown = dialog.current()
     n = len(page.items)
     assert not dialog.undo_button.isVisible()
+    assert "the new one is superseded" in dialog.decisions["old"].toolTip()
+    card = session.window.pages["dashboard"].cards["conflicts"]
+    assert card.value.text() == str(n)
     _keys(qtbot, dialog, Qt.Key.Key_O)  # Alt+O: keep old; the owner meant new
     _settled(qtbot, page, dialog, shown.id)
     assert engine.memory(shown.new.memory_id).memory.status == "superseded"
@@ -38,6 +41,11 @@ def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, o
     # the reopened conflict is the one on screen again, the queue as long as before
     qtbot.waitUntil(lambda: dialog.current() is not None and dialog.current().id == shown.id)
     assert len(dialog.items) == n and "open again" in dialog.status.text()
+    # the dashboard counts it again (it reloads when shown)
+    with qtbot.waitSignal(session.window.pages["dashboard"].loaded, timeout=10000):
+        session.window.open_page("dashboard", {})
+    assert card.value.text() == str(n)
+    # the review is modeless and its queue stays current with another page showing
     assert not dialog.undo_button.isVisible()
     _activate(qtbot, dialog)
     _keys(qtbot, dialog, Qt.Key.Key_N)  # now as meant

@@ -209,6 +209,15 @@ class ConflictsPage(Page):
             wanted, self._review_on_load = self._review_on_load, None
             self.open_review(_first_row(items, wanted))
 
+    def changed(self, *_: object) -> None:
+        """Reload now while the review is open, even with another page showing (the
+        review is modeless: its evidence links open the tape), so its queue and Undo
+        stay current; otherwise as any page."""
+        if self.review is not None and self.review.isVisible():
+            self.refresh()
+        else:
+            super().changed()
+
     def _settled_toggled(self, on: bool) -> None:
         self.hint.setText(tr(SETTLED_HINT) if on else tr(OPEN_HINT))
         self.review_button.setVisible(not on)

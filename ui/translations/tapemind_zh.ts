@@ -192,6 +192,10 @@
         <translation>线程 {thread} 中条目 #{id} 附近</translation>
     </message>
     <message>
+        <source>Both stay active: they are both true</source>
+        <translation>两条都保持活跃：它们都成立</translation>
+    </message>
+    <message>
         <source>Bring back…</source>
         <translation>找回…</translation>
     </message>
@@ -808,8 +812,16 @@
         <translation>内容</translation>
     </message>
     <message>
+        <source>The existing memory stays; the new one is superseded (Undo takes it back)</source>
+        <translation>保留已有记忆；新记忆被取代（可撤销）</translation>
+    </message>
+    <message>
         <source>The merged text is empty; nothing was changed.</source>
         <translation>合并后的内容为空；没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>The new memory stays; the existing one is superseded (Undo takes it back)</source>
+        <translation>保留新记忆；已有记忆被取代（可撤销）</translation>
     </message>
     <message>
         <source>The value is shown on screen until you close this window. The read is audited.</source>
@@ -906,6 +918,10 @@
     <message>
         <source>Who</source>
         <translation>角色</translation>
+    </message>
+    <message>
+        <source>Write one memory that replaces both</source>
+        <translation>写一条记忆取代这两条</translation>
     </message>
     <message>
         <source>active</source>
