@@ -630,21 +630,22 @@ class Engine:
         """Undo a conflict's resolution: the side it superseded is active again, a merged
         memory is archived, and the conflict is open for the owner again (audited).
         Raises NotFound, InvalidInput for a conflict that is open."""
-        return conflicts_.reopen(self._rt, conflict_id)
+        return _conflict_undo.reopen(self._rt, conflict_id)
 
     def dispute_supersede(self, memory_id: int) -> Conflict:
         """Bring a superseded memory back as an open conflict with its successor, for
         the owner to settle (keep old, new, both, merge). Raises NotFound, InvalidInput
         (not superseded; lost a settled conflict: reopen that one)."""
-        return conflicts_.dispute(self._rt, memory_id)
+        return _conflict_undo.dispute(self._rt, memory_id)
 
     def settled_conflicts(self, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
         """Resolved conflicts, the most recently settled first (`agent` None: all)."""
-        return conflicts_.recently_settled(self._rt, agent, limit=limit)
+        return _conflict_undo.recently_settled(self._rt, agent, limit=limit)
 
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
 from . import access_tokens as _access_tokens  # noqa: E402
+from . import conflict_undo as _conflict_undo  # noqa: E402
 from . import index as _index  # noqa: E402
 from .access_tokens import AgentToken  # noqa: E402
 from .errors import InvalidInput  # noqa: E402

@@ -1,0 +1,156 @@
+"""Taking a decision back: an owner who settled a conflict by mistake reopens it, and a
+memory the arbiter superseded can be disputed into a conflict with its successor.
+
+Neither rewrites history: the audit keeps the resolution and its reopening, a merged
+memory goes to the archive with its lineage, and only the "supersedes" link that the
+undone decision made is removed (the successor no longer claims to replace the memory).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlmodel import col, select
+
+from .conflicts import Conflict, owned, raise_conflict, to_conflict
+from .db.schema import AgentRow, ConflictRow, MemoryRow
+from .errors import InvalidInput, NotFound
+from .events import record
+from .runtime import Runtime, agent_row
+
+
+def reopen(rt: Runtime, conflict_id: int, *, actor: str = "owner") -> Conflict:
+    """Undo the resolution of conflict `conflict_id`: it is open again, as it was.
+
+    A side the resolution superseded is active again (unless something else has
+    superseded or forgotten it since) and its "supersedes" link is removed; a merged
+    memory is archived (searchable, `restore` brings it back) and keeps its lineage.
+    Audited as `conflict.reopen`. Raises NotFound, InvalidInput for an open conflict."""
+    now = rt.now_iso()
+    with rt.write() as s:
+        row, name = owned(s, conflict_id)
+        if row.status != "resolved":
+            raise InvalidInput(
+                f"Conflict {conflict_id} is open already: settle it with "
+                f"`tapemind conflicts resolve {conflict_id} --keep old|new|both|merge`."
+            )
+        old = s.get(MemoryRow, row.existing_id)
+        new = s.get(MemoryRow, row.challenger_id)
+        assert old is not None and new is not None
+        winner_of = {"old": {new.id: old.id}, "new": {old.id: new.id}}.get(row.resolution or "", {})
+        if row.resolution == "merge" and row.merged_id is not None:
+            winner_of = {old.id: row.merged_id, new.id: row.merged_id}
+        restored: list[int] = []
+        for side in (old, new):
+            winner = winner_of.get(side.id)
+            if winner is None or side.status != "superseded" or side.superseded_by != winner:
+                continue
+            side.status, side.superseded_by = "active", None
+            side.updated_at = side.last_reinforced_at = now
+            s.add(side)
+            s.execute(
+                text(
+                    "DELETE FROM lineage WHERE child_id = :c AND parent_id = :p "
+                    "AND relation = 'supersedes'"
+                ),
+                {"c": winner, "p": side.id},
+            )
+            assert side.id is not None
+            restored.append(side.id)
+        merged = s.get(MemoryRow, row.merged_id) if row.merged_id is not None else None
+        archived = merged is not None and merged.status == "active"
+        if merged is not None and archived:
+            merged.status, merged.archived_at, merged.updated_at = "archived", now, now
+            s.add(merged)
+        row.status = "open"
+        row.resolution = row.resolved_at = row.resolved_by = None
+        row.merged_id = None
+        s.add(row)
+        s.flush()
+        ids = [conflict_id, *restored] + ([merged.id] if merged is not None else [])
+        record(
+            s,
+            now,
+            "conflict.reopen",
+            agent=name,
+            actor=actor,
+            ids=ids,
+            counts={"restored": len(restored), "archived": int(archived)},
+        )
+        return to_conflict(s, row, name, rt.clock.now())
+
+
+def dispute(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Conflict:
+    """The owner disputes that superseded memory `memory_id` was replaced: it is active
+    again and a conflict opens between it and its successor, to settle like any other
+    (the arbiter's supersede is not final either). A memory that lost a conflict the
+    owner settled is reopened through that conflict instead.
+
+    Raises NotFound; InvalidInput for a memory that is not superseded."""
+    now = rt.now_iso()
+    with rt.write() as s:
+        row = s.get(MemoryRow, memory_id)
+        owner = s.get(AgentRow, row.agent_id) if row is not None else None
+        if row is None or owner is None:
+            raise NotFound(f"No memory {memory_id}. Find it with `tapemind memory list`.")
+        if row.status != "superseded" or row.superseded_by is None:
+            raise InvalidInput(
+                f"Memory {memory_id} is {row.status}, not superseded; only a memory another "
+                "one replaced can be disputed (`tapemind restore` brings archived ones back)."
+            )
+        settled = s.exec(
+            select(ConflictRow.id).where(
+                ConflictRow.status == "resolved",
+                (col(ConflictRow.existing_id) == memory_id)
+                | (col(ConflictRow.challenger_id) == memory_id),
+            )
+        ).first()
+        if settled is not None:
+            raise InvalidInput(
+                f"Memory {memory_id} lost conflict {settled}, settled by the owner: reopen it "
+                f"with `tapemind conflicts reopen {settled}`."
+            )
+        successor = row.superseded_by
+        row.status, row.superseded_by = "active", None
+        row.updated_at = row.last_reinforced_at = now
+        s.add(row)
+        s.execute(
+            text(
+                "DELETE FROM lineage WHERE child_id = :c AND parent_id = :p "
+                "AND relation = 'supersedes'"
+            ),
+            {"c": successor, "p": memory_id},
+        )
+        conflict_id = raise_conflict(
+            s,
+            now,
+            owner,
+            memory_id,
+            successor,
+            f"the owner disputes that {successor} replaces {memory_id}",
+            "owner",
+            actor,
+        )
+        s.flush()
+        found = s.get(ConflictRow, conflict_id)
+        assert found is not None
+        return to_conflict(s, found, owner.name, rt.clock.now())
+
+
+def recently_settled(rt: Runtime, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
+    """Resolved conflicts, the most recently settled first (what an owner may want to
+    reopen). `agent` None: every agent's."""
+    if limit <= 0:
+        raise InvalidInput("limit must be positive.")
+    now = rt.clock.now()
+    with rt.read() as s:
+        q = (
+            select(ConflictRow, AgentRow.name)
+            .join(AgentRow, col(AgentRow.id) == col(ConflictRow.agent_id))
+            .where(ConflictRow.status == "resolved")
+        )
+        if agent is not None:
+            q = q.where(ConflictRow.agent_id == agent_row(s, agent).id)
+        rows = s.exec(
+            q.order_by(col(ConflictRow.resolved_at).desc(), col(ConflictRow.id).desc()).limit(limit)
+        ).all()
+        return [to_conflict(s, row, name, now) for row, name in rows]
