@@ -81,7 +81,11 @@ def _files(path: Path, patterns: tuple[str, ...]) -> list[Path]:
     if path.is_file():
         return [path]
     for pattern in patterns:
-        found = sorted(p for p in path.rglob(pattern) if p.is_file())
+        # A session file before the folder of its sub-agents (``<id>.jsonl``, ``<id>/...``).
+        found = sorted(
+            (p for p in path.rglob(pattern) if p.is_file()),
+            key=lambda p: p.with_suffix("").parts,
+        )
         if found:
             return found
     return []

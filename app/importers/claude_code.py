@@ -247,18 +247,19 @@ def _message_line(
         return
     _seen(record, thread, session, sink)
     has_tool_result = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
-    opened = False
+    mapped_blocks: list[tuple[int, tuple[str, str, str, dict[str, Any], bool]]] = []
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
             sink.problem(number, f"content block {index} is not an object; skipped")
             continue
         mapped = _map_block(block, record, is_user, has_tool_result, session)
-        if mapped is None:
-            continue
-        kind, role, text, extra, opens_turn = mapped
-        # Several text blocks of one line (an IDE selection, then the words) are one input.
-        turn = turns.start(thread) if opens_turn and not opened else turns.current(thread)
-        opened = opened or opens_turn
+        if mapped is not None:
+            mapped_blocks.append((index, mapped))
+    # The blocks of one line are one input (an IDE selection, then the words): they open at
+    # most one turn, and the context in front of the words belongs to it.
+    opens = any(m[4] for _, m in mapped_blocks)
+    turn = turns.start(thread) if opens else turns.current(thread)
+    for index, (kind, role, text, extra, _opens) in mapped_blocks:
         key = (
             f"claude-code:{uuid}:{index}"
             if uuid

@@ -67,7 +67,7 @@ def message_parts(item: dict[str, Any]) -> list[str]:
     parts: list[str] = []
     for part in content if isinstance(content, list) else []:
         if isinstance(part, dict) and isinstance(part.get("text"), str):
-            text = _IMAGE_TAG.sub("", part["text"]).strip() if "<image" in part["text"] else None
+            text = _IMAGE_TAG.sub("", part["text"]).strip() if "image" in part["text"] else None
             parts.append(part["text"] if text is None else text)
         elif isinstance(part, dict) and part.get("type") == "input_image":
             parts.append("[image]")
