@@ -23,7 +23,6 @@ is not imported again under the fork's thread. Sessions Codex runs for itself (`
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -70,7 +69,7 @@ class _Rollout:
         self.internal = False
         # Signatures of the entries of each thread read in this import, and the parent whose
         # copied history this rollout is still walking through (with the position in it).
-        self.signatures: dict[str, list[str]] = {}
+        self.signatures: dict[str, list[int]] = {}
         self.inherit_from: str | None = None
         self.inherit_pos = 0
 
@@ -277,7 +276,7 @@ def _emit(
     if not isinstance(text, str) or not text.strip():
         return
     thread = rollout.thread
-    signature = hashlib.sha256(f"{kind}\n{role}\n{text}".encode()).hexdigest()[:16]
+    signature = hash((kind, role, text))  # compared within this import only, never stored
     if rollout.inherit_from is not None:
         parent = rollout.signatures.get(rollout.inherit_from, [])
         if rollout.inherit_pos < len(parent) and parent[rollout.inherit_pos] == signature:

@@ -76,5 +76,8 @@ def message_parts(item: dict[str, Any]) -> list[str]:
 
 def exit_code_failed(output: str) -> bool:
     """Whether a shell output's "Exit code: N" / "Process exited with code N" line is not 0."""
-    found = _EXIT_CODE.search(output[:2000])
+    head = output[:400]  # the status lines come first; a long output is not searched
+    if "xit" not in head:
+        return False
+    found = _EXIT_CODE.search(head)
     return bool(found) and found.group(1) != "0"
