@@ -33,6 +33,7 @@ The compaction summary (``isCompactSummary``) becomes a ``compact`` entry and th
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,10 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     """Read one Claude Code session file into ``sink``."""
     if path.name.startswith("agent-acompact"):
         return  # the compactor's private copy of the conversation
+    if path.name == "history.jsonl" and _is_prompt_history(path):
+        sink.problem(None, "Claude Code's prompt history, not a session; skipped (sessions are "
+                     "under ~/.claude/projects)")  # fmt: skip
+        return
     session = _Session(path)
     session.batch = sink.scratch.setdefault("claude-code", _Batch())
     # Title lines come first and carry no session id: hold them until a line names the session.
@@ -97,6 +102,18 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
         _line(number, raw, record, session, sink, turns)
     for held in pending or []:
         _line(*held, session, sink, turns)
+
+
+def _is_prompt_history(path: Path) -> bool:
+    """``~/.claude/history.jsonl``: one line per prompt typed, with no ``type`` (found when a
+    person points the import at ``~/.claude`` itself)."""
+    with path.open("rb") as fh:
+        first = fh.readline()
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "display" in record and "type" not in record
 
 
 def _line(

@@ -11,6 +11,7 @@ the model thought are kept with their own kind; nothing is imported twice.
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -209,3 +210,12 @@ def test_real_shapes_parse_to_the_same_keys_twice() -> None:
         keys = [e.source_key for e in first.entries]
         assert keys == [e.source_key for e in parse_history(fmt, REAL / name).entries]
         assert len(set(keys)) == len(keys)
+
+
+def test_claude_folder_with_its_prompt_history_reads_only_sessions(tmp_path: Path) -> None:
+    shutil.copytree(REAL / "claude-projects", tmp_path / "projects")
+    history = {"display": "帮我整理这周的周报", "pastedContents": {}, "timestamp": 1768838400000}
+    (tmp_path / "history.jsonl").write_text(json.dumps(history, ensure_ascii=False) + "\n")
+    batch = parse_history("claude-code", tmp_path)  # ~/.claude itself, not ~/.claude/projects
+    assert len(batch.entries) == len(parse_history("claude-code", REAL / "claude-projects").entries)
+    assert [p.path for p in batch.problems if "prompt history" in p.message] == ["history.jsonl"]
