@@ -9,7 +9,8 @@ A message has ``author.role`` (user, assistant, system, tool; a tool's name in
 ``author.name``), ``create_time`` (Unix seconds or null), ``recipient`` (``all``, or the tool an
 assistant message calls) and ``content`` with a ``content_type``: ``text`` and
 ``multimodal_text`` keep their text in ``parts``; ``code``, ``execution_output`` and
-``tether_quote`` in ``text``; ``thoughts`` and ``reasoning_recap`` hold reasoning;
+``tether_quote`` in ``text``; ``thoughts`` hold reasoning (``reasoning_recap`` only says
+"Thought for 6 seconds" and is not imported);
 ``user_editable_context`` holds the person's custom instructions; ``sonic_webpage`` and
 ``system_error`` (2025-2026) keep their text in ``text``. Parts of ``multimodal_text`` are
 strings or asset pointers (images, voice recordings) and ``audio_transcription`` parts with the
@@ -189,7 +190,8 @@ def _map(message: dict[str, Any]) -> tuple[str, str, str, dict[str, Any], bool] 
             meta["is_error"] = True
         return "tool_result", "tool", text, meta, False
     if role == "assistant" and recipient != "all":
-        return "tool_call", "assistant", text, {**meta, "tool": recipient}, False
+        # Named like the other formats' calls ("Read {...}"): the tool, then what it was given.
+        return "tool_call", "assistant", f"{recipient} {text}", {**meta, "tool": recipient}, False
     if role == "assistant":
         return "message", "assistant", text, meta, False
     if role == "user":
@@ -222,7 +224,7 @@ def _content_text(content: dict[str, Any]) -> str:
             if isinstance(t, dict)
         )
     if ctype == "reasoning_recap":
-        return as_str(content.get("content")) or ""
+        return ""  # "Thought for 6 seconds": how long, not what
     if ctype == "user_editable_context":
         parts = [content.get("user_profile"), content.get("user_instructions")]
         return "\n".join(p for p in parts if isinstance(p, str) and p)

@@ -178,8 +178,10 @@ def test_chatgpt_export_shows_what_the_person_saw() -> None:
     voice = next(e for e in trip if e.text.startswith("What time"))
     assert voice.created_at == answer.created_at
     reasoning = [e.text for e in trip if e.meta.get("event") == "reasoning"]
-    assert reasoning == ["Identify the temple\nA golden pavilion by a pond: Kinkaku-ji.",
-                         "Thought for 6 seconds"]  # fmt: skip
+    # "Thought for 6 seconds" (reasoning_recap) says nothing worth keeping.
+    assert reasoning == ["Identify the temple\nA golden pavilion by a pond: Kinkaku-ji."]
+    call = next(e for e in trip if e.kind == "tool_call")
+    assert call.text == 'web.run {"search_query": [{"q": "金阁寺 开放时间"}]}'
     web = next(e for e in trip if e.kind == "tool_result")
     assert web.meta["tool"] == "web.run" and web.meta["url"].startswith("https://")
     csv = of(batch, CSV)
