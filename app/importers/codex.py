@@ -202,9 +202,10 @@ def _item(
         if role == "user":
             said = classify(message_parts(item))
             if said.kind is not None:
-                kind, opens = said.kind, said.opens_turn
-                args = (kind, said.role, said.text, when, said.meta)
-                _emit(rollout, sink, turns, raw, *args, opens_turn=opens)
+                _emit(
+                    rollout, sink, turns, raw, said.kind, said.role, said.text, when, said.meta,
+                    opens_turn=said.opens_turn,
+                )  # fmt: skip
         elif role == "assistant":
             _emit(rollout, sink, turns, raw, "message", "assistant", text, when)
         elif role in ("developer", "system"):

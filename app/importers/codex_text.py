@@ -80,4 +80,4 @@ def exit_code_failed(output: str) -> bool:
     if "xit" not in head:
         return False
     found = _EXIT_CODE.search(head)
-    return bool(found) and found.group(1) != "0"
+    return found is not None and found.group(1) != "0"
