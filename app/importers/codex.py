@@ -251,7 +251,16 @@ def _event(
         text = as_str(payload.get("message"))
         if text is None or (role, text.strip()) in rollout.item_texts:
             return  # a copy of a response item
-        _emit(rollout, sink, turns, raw, "message", role, text, when, opens_turn=role == "user")
+        if role == "assistant":
+            _emit(rollout, sink, turns, raw, "message", role, text, when)
+            return
+        # Older versions also sent the injected context as user_message events.
+        said = classify([text])
+        if said.kind is not None:
+            _emit(
+                rollout, sink, turns, raw, said.kind, said.role, said.text, when, said.meta,
+                opens_turn=said.opens_turn,
+            )  # fmt: skip
     elif isinstance(etype, str) and etype in _KEPT_EVENTS:
         text = next(
             (payload[k] for k in ("message", "reason", "thread_name") if as_str(payload.get(k))),

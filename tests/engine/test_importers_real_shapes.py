@@ -221,3 +221,25 @@ def test_claude_folder_with_its_prompt_history_reads_only_sessions(tmp_path: Pat
     batch = parse_history("claude-code", tmp_path)  # ~/.claude itself, not ~/.claude/projects
     assert len(batch.entries) == len(parse_history("claude-code", REAL / "claude-projects").entries)
     assert [p.path for p in batch.problems if "prompt history" in p.message] == ["history.jsonl"]
+
+
+def test_codex_events_without_their_response_items_are_still_told_apart(tmp_path: Path) -> None:
+    # Some rollouts hold only the UI events (no response items): the context Codex sent as
+    # user_message events is still no question from the person.
+    lines = [
+        {"timestamp": "2025-09-01T10:00:00Z", "type": "session_meta", "payload": {"id": "e1"}},
+        {"timestamp": "2025-09-01T10:00:01Z", "type": "event_msg", "payload": {
+            "type": "user_message", "message": "<environment_context>\n<cwd>/p</cwd>\n"
+            "</environment_context>", "kind": "environment_context"}},
+        {"timestamp": "2025-09-01T10:00:02Z", "type": "event_msg",
+         "payload": {"type": "user_message", "message": "为什么测试失败？", "kind": "plain"}},
+        {"timestamp": "2025-09-01T10:00:05Z", "type": "event_msg",
+         "payload": {"type": "agent_message", "message": "缺少依赖。"}},
+    ]  # fmt: skip
+    path = tmp_path / "rollout-2025-09-01T10-00-00-e1.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), "utf-8")
+    batch = parse_history("codex", path)
+    assert [(e.role, e.text, e.turn) for e in batch.entries] == [
+        ("user", "为什么测试失败？", "e1:1"),
+        ("assistant", "缺少依赖。", "e1:1"),
+    ]
