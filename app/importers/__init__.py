@@ -32,7 +32,7 @@ _Reader = Callable[[Path, BatchBuilder, TurnCounter], None]
 _READERS: dict[str, tuple[tuple[str, ...], _Reader]] = {
     "claude-code": (("*.jsonl",), claude_code.read_file),
     "codex": (("rollout-*.jsonl", "*.jsonl"), codex.read_file),
-    "chatgpt": (("conversations*.json", "*.json"), chatgpt.read_file),
+    "chatgpt": (("conversations*.json", "*.json", "*.zip"), chatgpt.read_file),
     "jsonl": (("*.jsonl",), generic_jsonl.read_file),
 }
 FORMATS: tuple[str, ...] = tuple(_READERS)

@@ -27,8 +27,10 @@ time of the import. Newer exports may wrap the list as ``{"conversations": [...]
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ from app.importers._common import (
 )
 
 _REASONING = ("thoughts", "reasoning_recap")
+_IN_ZIP = "conversations*.json"
 _MARKER = re.compile("\ue200([^\ue200\ue201]*)\ue201")
 _PRIVATE_USE = re.compile("[\ue200-\ue2ff]")
 _PART_LABELS = {
@@ -50,8 +53,29 @@ _PART_LABELS = {
 
 
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
-    """Read one ``conversations.json`` file into ``sink``."""
-    data = path.read_bytes()
+    """Read one ``conversations.json`` file (or the export's ZIP, as downloaded) into ``sink``."""
+    if zipfile.is_zipfile(path):
+        _read_zip(path, sink, turns)
+        return
+    _read_export(path.read_bytes(), sink, turns)
+
+
+def _read_zip(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
+    """The ZIP ChatGPT mails: its ``conversations.json`` (and any ``conversations-*.json``)."""
+    with zipfile.ZipFile(path) as archive:
+        names = sorted(
+            n for n in archive.namelist() if fnmatch.fnmatch(n.rsplit("/", 1)[-1], _IN_ZIP)
+        )
+        if not names:
+            sink.problem(None, "a ZIP without conversations.json; skipped")
+        outer = sink.path_label
+        for name in names:
+            sink.path_label = f"{outer}/{name}" if outer else name
+            _read_export(archive.read(name), sink, turns)
+        sink.path_label = outer
+
+
+def _read_export(data: bytes, sink: BatchBuilder, turns: TurnCounter) -> None:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

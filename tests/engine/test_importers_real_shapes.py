@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -243,3 +244,16 @@ def test_codex_events_without_their_response_items_are_still_told_apart(tmp_path
         ("user", "为什么测试失败？", "e1:1"),
         ("assistant", "缺少依赖。", "e1:1"),
     ]
+
+
+def test_chatgpt_export_zip_as_downloaded_is_read(tmp_path: Path) -> None:
+    zipped = tmp_path / "export-2026-01-03.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.write(REAL / "chatgpt" / "conversations.json", "conversations.json")
+        archive.writestr("user.json", "{}")
+    from_zip = parse_history("chatgpt", zipped)
+    plain = parse_history("chatgpt", REAL / "chatgpt")
+    assert [e.source_key for e in from_zip.entries] == [e.source_key for e in plain.entries]
+    assert [p.path for p in from_zip.problems] == ["export-2026-01-03.zip/conversations.json"]
+    # A folder holding only the downloaded ZIP is found too.
+    assert len(parse_history("chatgpt", tmp_path).entries) == len(plain.entries)
