@@ -71,7 +71,7 @@ class _Rollout:
         # copied history this rollout is still walking through (with the position in it).
         self.signatures: dict[str, list[int]] = {}
         self.inherit_from: str | None = None
-        self.inherit_pos = 0
+        self.inherit_at: set[int] | None = None  # where in the parent the copy may be
 
 
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
@@ -288,9 +288,13 @@ def _emit(
     thread = rollout.thread
     signature = hash((kind, role, text))  # compared within this import only, never stored
     if rollout.inherit_from is not None:
+        # The copy is a run of the parent's entries; it need not start at the parent's first
+        # (after a compaction Codex copies the history as it was then), so every place the
+        # run could be in is followed until none matches.
         parent = rollout.signatures.get(rollout.inherit_from, [])
-        if rollout.inherit_pos < len(parent) and parent[rollout.inherit_pos] == signature:
-            rollout.inherit_pos += 1
+        starts = range(len(parent)) if rollout.inherit_at is None else rollout.inherit_at
+        rollout.inherit_at = {i + 1 for i in starts if i < len(parent) and parent[i] == signature}
+        if rollout.inherit_at:
             return  # copied from the parent, which this import already holds
         rollout.inherit_from = None
     rollout.signatures.setdefault(thread, []).append(signature)

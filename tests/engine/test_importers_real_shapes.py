@@ -257,3 +257,29 @@ def test_chatgpt_export_zip_as_downloaded_is_read(tmp_path: Path) -> None:
     assert [p.path for p in from_zip.problems] == ["export-2026-01-03.zip/conversations.json"]
     # A folder holding only the downloaded ZIP is found too.
     assert len(parse_history("chatgpt", tmp_path).entries) == len(plain.entries)
+
+
+def test_codex_fork_copied_after_a_compaction_is_still_recognised(tmp_path: Path) -> None:
+    def line(kind: str, payload: dict[str, object]) -> str:
+        return json.dumps({"timestamp": "2026-02-01T10:00:00Z", "type": kind, "payload": payload})
+
+    def said(role: str, text: str) -> str:
+        part = {"type": "input_text" if role == "user" else "output_text", "text": text}
+        return line("response_item", {"type": "message", "role": role, "content": [part]})
+
+    parent, fork = "p-1", "f-1"
+    early = [said("user", "第一个问题"), said("assistant", "第一个回答")]
+    kept = [said("user", "第二个问题"), said("assistant", "第二个回答")]
+    day = tmp_path / "2026" / "02" / "01"
+    day.mkdir(parents=True)
+    (day / f"rollout-2026-02-01T10-00-00-{parent}.jsonl").write_text("\n".join(
+        [line("session_meta", {"id": parent}), *early, line("compacted", {"message": "摘要"}),
+         *kept]), "utf-8")  # fmt: skip
+    # The fork copies the history as it stood after the compaction: not from the start.
+    (day / f"rollout-2026-02-01T11-00-00-{fork}.jsonl").write_text("\n".join(
+        [line("session_meta", {"id": fork, "forked_from_id": parent}),
+         line("session_meta", {"id": parent}), line("compacted", {"message": "摘要"}), *kept,
+         said("user", "换个问法"), said("assistant", "好的")]), "utf-8")  # fmt: skip
+    batch = parse_history("codex", tmp_path)
+    assert [e.text for e in of(batch, fork)] == ["换个问法", "好的"]
+    assert len(of(batch, parent)) == 5
