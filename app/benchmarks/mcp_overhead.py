@@ -26,8 +26,9 @@ printed too: host and client processes per call (from /proc, Linux; the host's
 includes the engine), and the MCP stack's own CPU per call with the engine left
 out (app/benchmarks/mcp_server_cpu.py), which holds whatever the load.
 
-python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR] [--engine real|instant]
+python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
                              [--protocol 2026-07-28|handshake|plain HTTP|TS SDK|all]
+                             [--engine real|instant]
 """
 
 from __future__ import annotations
