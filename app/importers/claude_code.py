@@ -179,8 +179,9 @@ def _seen(record: dict[str, Any], thread: str, session: _Session, sink: BatchBui
     if uuid is None:
         return
     batch.uuid_thread[uuid] = thread
-    for text in batch.waiting.pop(uuid, ()):
-        _title(thread, text, session, sink)
+    if batch.waiting and uuid in batch.waiting:
+        for text in batch.waiting.pop(uuid):
+            _title(thread, text, session, sink)
 
 
 def _queued_prompt(
