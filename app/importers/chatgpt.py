@@ -201,11 +201,6 @@ def _map(message: dict[str, Any]) -> tuple[str, str, str, dict[str, Any], bool] 
         metadata and metadata.get("is_user_system_message")
     ):
         return "message", "system", text, meta, False
-    if hidden and role in ("user", "assistant", "system"):
-        # Never shown in the conversation: context ChatGPT added, not something said.
-        return "event", "system", text, {**meta, "event": "hidden", "source_role": role}, False
-    if role == "system":
-        return "message", "system", text, meta, False
     if ctype in _REASONING:
         return "event", "assistant", text, {**meta, "event": "reasoning"}, False
     if role == "tool":
@@ -216,6 +211,11 @@ def _map(message: dict[str, Any]) -> tuple[str, str, str, dict[str, Any], bool] 
     if role == "assistant" and recipient != "all":
         # Named like the other formats' calls ("Read {...}"): the tool, then what it was given.
         return "tool_call", "assistant", f"{recipient} {text}", {**meta, "tool": recipient}, False
+    if hidden and role in ("user", "assistant", "system"):
+        # Never shown in the conversation: context ChatGPT added, not something said.
+        return "event", "system", text, {**meta, "event": "hidden", "source_role": role}, False
+    if role == "system":
+        return "message", "system", text, meta, False
     if role == "assistant":
         return "message", "assistant", text, meta, False
     if role == "user":

@@ -283,3 +283,33 @@ def test_codex_fork_copied_after_a_compaction_is_still_recognised(tmp_path: Path
     batch = parse_history("codex", tmp_path)
     assert [e.text for e in of(batch, fork)] == ["换个问法", "好的"]
     assert len(of(batch, parent)) == 5
+
+
+def test_chatgpt_hidden_memory_call_stays_a_tool_call(tmp_path: Path) -> None:
+    hidden = {"is_visually_hidden_from_conversation": True}
+    nodes = [
+        ("u", "user", {"content_type": "text", "parts": ["记住：我对花生过敏。"]}, "all", {}),
+        ("c", "assistant", {"content_type": "text", "parts": ["User is allergic to peanuts."]},
+         "bio", hidden),
+        ("r", "tool", {"content_type": "text", "parts": ["Model set context updated."]}, "all",
+         hidden),
+        ("a", "assistant", {"content_type": "text", "parts": ["好的，我记住了。"]}, "all", {}),
+    ]  # fmt: skip
+    mapping: dict[str, object] = {}
+    parent = None
+    for node_id, role, content, to, metadata in nodes:
+        author = {"role": role, "name": "bio" if role == "tool" else None}
+        message = {"id": node_id, "author": author, "content": content, "recipient": to,
+                   "metadata": metadata, "create_time": 1767225600.0}  # fmt: skip
+        mapping[node_id] = {"id": node_id, "parent": parent, "message": message}
+        parent = node_id
+    path = tmp_path / "conversations.json"
+    conv = {"id": "mem", "title": "记忆", "mapping": mapping, "current_node": "a"}
+    path.write_text(json.dumps([conv], ensure_ascii=False), "utf-8")
+    batch = parse_history("chatgpt", path)
+    assert [(e.kind, e.role, e.text) for e in batch.entries] == [
+        ("message", "user", "记住：我对花生过敏。"),
+        ("tool_call", "assistant", "bio User is allergic to peanuts."),
+        ("tool_result", "tool", "Model set context updated."),
+        ("message", "assistant", "好的，我记住了。"),
+    ]
