@@ -69,6 +69,7 @@ def test_detail_shows_how_strong_the_memory_is_now(session, qtbot, open_page) ->
     strength = session.engine.memory(memory.id).memory.strength
     assert strength is not None and memory.status == "active"
     assert page.detail.fields["strength"].text() == f"{strength:.2f}"
+    assert "half-life" in page.detail.fields["strength"].toolTip()  # what the number means
 
 
 def test_edit_creates_a_new_version(session, qtbot, open_page) -> None:

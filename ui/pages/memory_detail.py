@@ -94,6 +94,13 @@ class MemoryDetailPane(QWidget):
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.fields[key] = value
             form.addRow(tr(label), value)
+        self.fields["strength"].setToolTip(
+            tr(
+                "How strong the memory is now: 1.00 when it was written, recalled or used, "
+                "then halving over the agent's half-life (slower for important and often-used "
+                "memories). Maintenance archives it once it fades below the agent's threshold."
+            )
+        )
         lay.addLayout(form)
 
         lay.addWidget(section_label(tr("Source tape entries")))
