@@ -25,9 +25,9 @@ Mapping: each content block becomes one entry. Tool results, which the format st
 lines, become ``tool_result`` entries with role ``tool`` and never open a turn. ``isMeta`` lines
 (caveats, hook feedback), command output, IDE context, reminders, background-agent notices and
 interruption markers become ``event`` entries (see ``claude_code_text``). One line opens at most
-one turn.
-The compaction summary (``isCompactSummary``) becomes a ``compact`` entry and the boundary an
-``anchor``. Sub-agent lines (``isSidechain``) go to their own thread ``<session>/<agent>``.
+one turn. The compaction summary (``isCompactSummary``) becomes a ``compact`` entry and the
+boundary an ``anchor``. Sub-agent lines (``isSidechain``) go to their own thread
+``<session>/<agent>``.
 """
 
 from __future__ import annotations
