@@ -33,7 +33,6 @@ boundary an ``anchor``. Sub-agent lines (``isSidechain``) go to their own thread
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,13 @@ from app.importers._common import (
     make_entry,
     parse_time,
 )
-from app.importers.claude_code_text import Said, classify_user_text, prompt_text
+from app.importers.claude_code_text import (
+    Said,
+    classify_user_text,
+    is_prompt_history,
+    prompt_text,
+    result_text,
+)
 
 _TITLE_TYPES = {"custom-title": "customTitle", "ai-title": "aiTitle"}
 
@@ -80,7 +85,7 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     """Read one Claude Code session file into ``sink``."""
     if path.name.startswith("agent-acompact"):
         return  # the compactor's private copy of the conversation
-    if path.name == "history.jsonl" and _is_prompt_history(path):
+    if path.name == "history.jsonl" and is_prompt_history(path):
         sink.problem(None, "Claude Code's prompt history, not a session; skipped (sessions are "
                      "under ~/.claude/projects)")  # fmt: skip
         return
@@ -102,18 +107,6 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
         _line(number, raw, record, session, sink, turns)
     for held in pending or []:
         _line(*held, session, sink, turns)
-
-
-def _is_prompt_history(path: Path) -> bool:
-    """``~/.claude/history.jsonl``: one line per prompt typed, with no ``type`` (found when a
-    person points the import at ``~/.claude`` itself)."""
-    with path.open("rb") as fh:
-        first = fh.readline()
-    try:
-        record = json.loads(first)
-    except ValueError:
-        return False
-    return isinstance(record, dict) and "display" in record and "type" not in record
 
 
 def _line(
@@ -330,7 +323,7 @@ def _map_block(
             "call_id": call_id,
             "is_error": True if block.get("is_error") is True else None,
         }
-        return "tool_result", "tool", _result_text(block.get("content")), meta, False
+        return "tool_result", "tool", result_text(block.get("content")), meta, False
     if btype == "thinking":
         text = block.get("thinking")
         if not isinstance(text, str) or not text.strip():
@@ -348,24 +341,6 @@ def _is_warmup(record: dict[str, Any], blocks: list[Any], is_user: bool) -> bool
         return False
     texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
     return texts == ["Warmup"]
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for item in content:
-            if isinstance(item, dict) and isinstance(item.get("text"), str):
-                parts.append(item["text"])
-            elif isinstance(item, dict) and item.get("type") in ("image", "document"):
-                parts.append(f"[{item['type']}]")
-            elif isinstance(item, str):
-                parts.append(item)
-        return "\n".join(parts)
-    if content is None:
-        return ""
-    return json_text(content)
 
 
 def _system_line(

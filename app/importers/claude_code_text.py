@@ -17,9 +17,13 @@ as an ``event`` of role ``system`` that opens no turn.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from app.importers._common import json_text
 
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
@@ -122,3 +126,34 @@ def prompt_text(prompt: Any) -> str:
         texts = [b.get("text") for b in prompt if isinstance(b, dict)]
         return "\n\n".join(t for t in texts if isinstance(t, str) and t)
     return ""
+
+
+def result_text(content: Any) -> str:
+    """A tool result's text: a string, or text blocks (an image or document as a marker)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for item in content:
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                parts.append(item["text"])
+            elif isinstance(item, dict) and item.get("type") in ("image", "document"):
+                parts.append(f"[{item['type']}]")
+            elif isinstance(item, str):
+                parts.append(item)
+        return "\n".join(parts)
+    if content is None:
+        return ""
+    return json_text(content)
+
+
+def is_prompt_history(path: Path) -> bool:
+    """``~/.claude/history.jsonl``: one line per prompt typed, with no ``type`` (found when a
+    person points the import at ``~/.claude`` itself)."""
+    with path.open("rb") as fh:
+        first = fh.readline()
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "display" in record and "type" not in record
