@@ -306,6 +306,9 @@ def _map_block(
         if not is_user:
             if record.get("isApiErrorMessage") is True:
                 return "event", "system", text, {"event": "api_error"}, False
+            if record["message"].get("model") == "<synthetic>":
+                # Written by Claude Code itself ("No response requested."), not by the model.
+                return "event", "system", text, {"event": "synthetic"}, False
             return "message", "assistant", text, {}, False
         said = classify_user_text(text, record, has_tool_result)
         return said.kind, said.role, said.text, said.meta, said.opens_turn

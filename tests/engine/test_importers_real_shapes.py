@@ -66,6 +66,8 @@ def test_claude_code_project_folder_keeps_only_what_the_person_typed_as_theirs()
     assert events["bash_output"].text == "On branch main\nnothing to commit"
     assert turn_no(events["task_notification"]) == 4 and turn_no(events["reminder"]) == 4
     assert events["thinking"].role == "assistant"
+    # Claude Code's own words ("No response requested.", model "<synthetic>") are no answer.
+    assert events["synthetic"].text == "No response requested."
     # Without isCompactSummary (older versions) the summary is still a compact entry.
     [compact] = [e for e in main if e.kind == "compact"]
     assert compact.text.startswith("This session is being continued") and turn_no(compact) == 4
