@@ -79,6 +79,7 @@ class _Session:
         self.tool_names: dict[str, str] = {}
         self.keys = KeyMaker("claude-code")
         self.batch = _Batch()
+        self.sidechain_root: dict[str, str] = {}  # uuid -> root uuid of an inline sub-agent
 
 
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
@@ -216,9 +217,17 @@ def _queued_prompt(
 
 def _thread(record: dict[str, Any], session: _Session) -> str:
     thread = as_str(record.get("sessionId")) or session.fallback_thread
-    if record.get("isSidechain") is True:
-        return f"{thread}/{as_str(record.get('agentId')) or 'sidechain'}"
-    return thread
+    if record.get("isSidechain") is not True:
+        return thread
+    agent = as_str(record.get("agentId"))
+    if agent is None:
+        # Versions of 2025 wrote sub-agents inline, without agentId, and parallel ones
+        # interleave: each chain of parentUuid from its root is one sub-agent.
+        uuid, parent = as_str(record.get("uuid")), as_str(record.get("parentUuid"))
+        agent = session.sidechain_root.get(parent or "") or uuid or "sidechain"
+        if uuid:
+            session.sidechain_root[uuid] = agent
+    return f"{thread}/{agent}"
 
 
 def _base_meta(record: dict[str, Any]) -> dict[str, Any]:

@@ -315,3 +315,28 @@ def test_chatgpt_hidden_memory_call_stays_a_tool_call(tmp_path: Path) -> None:
         ("tool_result", "tool", "Model set context updated."),
         ("message", "assistant", "好的，我记住了。"),
     ]
+
+
+def test_claude_code_inline_sub_agents_of_2025_are_one_thread_each(tmp_path: Path) -> None:
+    # Parallel Task calls written inline (no agentId, no subagents/ folder) interleave.
+    def side(uuid: str, parent: str | None, kind: str, text: str) -> dict[str, object]:
+        content = [{"type": "text", "text": text}] if kind == "assistant" else text
+        return {"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": True,
+                "sessionId": "s-2025", "timestamp": "2025-07-01T10:00:00Z",
+                "message": {"role": kind, "content": content}}  # fmt: skip
+
+    lines = [
+        side("x1", None, "user", "Search the docs for 衰减"),
+        side("y1", None, "user", "List the tests"),
+        side("x2", "x1", "assistant", "Found it in DESIGN.md."),
+        side("y2", "y1", "assistant", "There are 12 tests."),
+    ]
+    path = tmp_path / "s-2025.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), "utf-8")
+    batch = parse_history("claude-code", path)
+    assert [(e.thread, e.turn, e.text) for e in batch.entries] == [
+        ("s-2025/x1", "s-2025/x1:1", "Search the docs for 衰减"),
+        ("s-2025/y1", "s-2025/y1:1", "List the tests"),
+        ("s-2025/x1", "s-2025/x1:1", "Found it in DESIGN.md."),
+        ("s-2025/y1", "s-2025/y1:1", "There are 12 tests."),
+    ]
