@@ -29,7 +29,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from .clock import to_iso
-from .db.schema import AgentRow
+from .db.schema import AgentRow, MemoryRow
 from .errors import InvalidInput, NotFound
 from .events import record
 from .models import AgentSettings, Memory
@@ -215,11 +215,20 @@ def maintain(
     )
 
 
-def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> list[Memory]:
-    """An agent's archived memories, most recently archived first."""
-    from .db.schema import MemoryRow
+def with_strength(row: MemoryRow, agent: str, st: AgentSettings, now: datetime) -> Memory:
+    """The memory of `row` with its strength as of `now`: how far it has faded, what the
+    owner weighs before restoring or keeping it."""
     from .memories import to_memory
 
+    anchor = anchor_time(
+        row.created_at, row.last_recalled_at, row.last_used_at, row.last_reinforced_at
+    )
+    power = strength(now, anchor, st.half_life_days, row.importance, row.use_count)
+    return replace(to_memory(row, agent), strength=round(power, 4))
+
+
+def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> list[Memory]:
+    """An agent's archived memories, most recently archived first."""
     if limit <= 0 or offset < 0:
         raise InvalidInput("limit must be positive and offset not negative.")
     with rt.read() as s:
@@ -236,16 +245,7 @@ def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> li
             .offset(offset)
         ).all()
         st, now = settings_of(arow), rt.clock.now()
-
-        def with_strength(row: MemoryRow) -> Memory:
-            # How far it has faded: what the owner weighs before restoring it.
-            anchor = anchor_time(
-                row.created_at, row.last_recalled_at, row.last_used_at, row.last_reinforced_at
-            )
-            power = strength(now, anchor, st.half_life_days, row.importance, row.use_count)
-            return replace(to_memory(row, agent), strength=round(power, 4))
-
-        return [with_strength(row) for row in rows]
+        return [with_strength(row, agent, st, now) for row in rows]
 
 
 def restore(rt: Runtime, ids: Iterable[int], *, actor: str = "owner") -> list[Memory]:
@@ -276,7 +276,6 @@ def _reinforce(
 ) -> list[Memory]:
     """Reinforce memories now that are all `status` (archived ones become active);
     one audit row per agent. Checks every id before changing any."""
-    from .db.schema import MemoryRow
     from .memories import to_memory
 
     wanted = list(dict.fromkeys(int(i) for i in ids))

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from . import intake
+from . import forgetting, intake
 from .clock import from_iso
 from .db.schema import LineageRow, MemoryRow, MemoryVersionRow
 from .db.store import dbapi
@@ -46,8 +46,14 @@ def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetai
             .where(MemoryVersionRow.memory_id == memory_id)
             .order_by(col(MemoryVersionRow.version))
         ).all()
+        # Strength for what can fade (active) or was archived for fading; a superseded
+        # memory is history, kept whatever its strength.
+        memory = to_memory(row, owner)
+        if row.status in ("active", "archived"):
+            st = forgetting.settings_of(agent_row(s, owner))
+            memory = forgetting.with_strength(row, owner, st, rt.clock.now())
         return MemoryDetail(
-            memory=to_memory(row, owner),
+            memory=memory,
             sources=source_entries(s, memory_id, owner),
             parents=_links(s, memory_id, parents=True),
             children=_links(s, memory_id, parents=False),

@@ -278,8 +278,11 @@ def search(
         }
         tape_semantic = "semantic" if kinds == ("tape",) else "semantic:tape"
         fused = fuse(named, {tape_semantic: TAPE_SEMANTIC_WEIGHT} if mode == "hybrid" else None)
+        # One vocabulary whatever the scope: a hit says its kind, so the lists' ":kind"
+        # goes; a tape hit's smoothed score is given as its parts (its own score under
+        # the list's name, its neighbours' beside it), not twice.
         page = [
-            (key, score, {**why, **extra_why.get(key, {})})
+            (key, score, {**{n.split(":")[0]: v for n, v in why.items()}, **extra_why.get(key, {})})
             for key, score, why in fused[offset : offset + limit]
         ]
         hits = load_hits(s, agent, page)

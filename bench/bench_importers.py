@@ -54,21 +54,54 @@ def codex(turns: int) -> list[str]:
     return lines
 
 
+def chatgpt(turns: int) -> list[str]:
+    """An export of conversations of 25 turns: question, code call, its output, answer.
+
+    Returned as one line: the export is one JSON document.
+    """
+    conversations = []
+    for c in range(max(1, turns // 25)):
+        mapping: dict[str, object] = {"root": {"id": "root", "parent": None, "message": None}}
+        parent = "root"
+        for t in range(25):
+            for i, (role, ctype, body, to) in enumerate(
+                (
+                    ("user", "text", f"问题 {c}-{t}", "all"),
+                    ("assistant", "code", "print(sum(range(10)))", "python"),
+                    ("tool", "execution_output", "x" * 2000, "all"),
+                    ("assistant", "text", f"answer {t} " * 20, "all"),
+                )
+            ):
+                node = f"m{c}-{t}-{i}"
+                content = {"content_type": ctype, "parts": [body]} if ctype == "text" else {
+                    "content_type": ctype, "text": body}  # fmt: skip
+                message = {"id": node, "author": {"role": role}, "create_time": 1767225600.0,
+                           "content": content, "recipient": to, "metadata": {}}  # fmt: skip
+                mapping[node] = {"id": node, "parent": parent, "message": message}
+                parent = node
+        conversations.append(
+            {"id": f"conv-{c}", "title": f"对话 {c}", "mapping": mapping, "current_node": parent}
+        )
+    return [json.dumps(conversations, ensure_ascii=False)]
+
+
 def main() -> None:
     turns = int(sys.argv[1]) if len(sys.argv) > 1 else 25_000
     with tempfile.TemporaryDirectory() as tmp:
-        for fmt, make in (("claude-code", claude_code), ("codex", codex)):
+        for fmt, make in (("claude-code", claude_code), ("codex", codex), ("chatgpt", chatgpt)):
             path = Path(tmp) / f"{fmt}.jsonl"
             lines = make(turns)
             path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            # Records: lines of a JSONL history, messages of a ChatGPT export.
+            records = turns // 25 * 100 if fmt == "chatgpt" else len(lines)
             size = path.stat().st_size / 1e6
             start = time.perf_counter()
             batch = parse_history(fmt, path)
             elapsed = time.perf_counter() - start
-            rate = f"{len(lines) / elapsed:,.0f} lines/s, {size / elapsed:.1f} MB/s"
+            rate = f"{records / elapsed:,.0f} records/s, {size / elapsed:.1f} MB/s"
             print(
-                f"{fmt:12} {len(lines):>8} lines {size:7.1f} MB -> {len(batch.entries):>7} entries "
-                f"in {elapsed:6.2f} s ({rate})"
+                f"{fmt:12} {records:>8} records {size:7.1f} MB -> {len(batch.entries):>7} entries"
+                f" in {elapsed:6.2f} s ({rate})"
             )
 
 

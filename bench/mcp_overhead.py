@@ -1,6 +1,7 @@
 """MCP overhead of a `context` call over loopback HTTP (see app/benchmarks/mcp_overhead.py).
 
 python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
+                             [--engine real|instant]
 """
 
 from __future__ import annotations

@@ -254,6 +254,11 @@ ZH: dict[str, str] = {
     "Save merged memory": "保存合并后的记忆",
     # archive
     "Strength": "强度",
+    "How strong the memory is now: 1.00 when it was written, recalled or used, "
+    "then halving over the agent's half-life (slower for important and often-used "
+    "memories). Maintenance archives it once it fades below the agent's threshold.": "记忆现在的强度：写入、被召回或被使用时为 "
+    "1.00，之后按智能体的半衰期减半（重要的、常被使用的记忆衰减得更慢）。低于智能体的阈值后，"
+    "维护会将它归档。",
     "Archived memories are not recalled on their own; restore brings them back.": "已归档的记忆不会被自动召回；恢复后即可再次使用。",
     "Restore selected": "恢复所选",
     "Restoring is not available in this version.": "此版本暂不支持恢复。",

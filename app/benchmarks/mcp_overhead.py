@@ -28,6 +28,7 @@ out (app/benchmarks/mcp_server_cpu.py), which holds whatever the load.
 
 python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
                              [--protocol 2026-07-28|handshake|plain HTTP|TS SDK|all]
+                             [--engine real|instant]
 """
 
 from __future__ import annotations
@@ -120,10 +121,16 @@ def load() -> str:
 # -- the host -------------------------------------------------------------------------
 
 
-def start_host(home: Path) -> tuple[subprocess.Popen[str], str]:
-    """`tapemind serve` on a free port; returns once its start-up jobs have all run once."""
+def start_host(home: Path, engine: str = "real") -> tuple[subprocess.Popen[str], str]:
+    """`tapemind serve` on a free port; returns once its start-up jobs have all run once.
+    `engine`: "real", or "instant" (app/benchmarks/instant_engine.py)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    argv = [sys.executable, "-c", "from app.cli.main import main; main()"]
+    run = (
+        "from app.benchmarks.instant_engine import serve; serve()"
+        if engine == "instant"
+        else "from app.cli.main import main; main()"
+    )
+    argv = [sys.executable, "-c", run]
     proc = subprocess.Popen(
         [*argv, "--home", str(home), "serve", "--port", "0"],
         stdout=subprocess.DEVNULL,
@@ -325,12 +332,21 @@ def run_round(
 
 
 def print_report(
-    rounds: list[Round], server_cpu: dict[str, float], calls: int, memories: int
+    rounds: list[Round],
+    server_cpu: dict[str, float],
+    calls: int,
+    memories: int,
+    engine: str = "real",
 ) -> None:
     print(
         f"context over MCP (streamable HTTP, 127.0.0.1): {calls} calls per agent, "
         f"{memories} memories per agent, {os.cpu_count()} CPUs"
     )
+    if engine == "instant":
+        print(
+            "engine: INSTANT (each answer worked out once, then repeated): what is left is "
+            "the clients' and the protocol's cost, the floor no host change goes under"
+        )
     print("overhead = client round trip - engine time of the same call (sent back in _meta)")
     print("host part = the host's time for the request (Server-Timing) - engine time")
     print("loop = CPU of the host's event-loop thread, which every request passes through")
@@ -362,6 +378,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--agents", type=int, default=8, choices=range(2, 9), metavar="2..8")
     parser.add_argument("--protocol", choices=[*PROTOCOLS, "all"], default="all")
     parser.add_argument("--cache", type=Path, help="keep the seeded home here and reuse it")
+    parser.add_argument(
+        "--engine",
+        choices=("real", "instant"),
+        default="real",
+        help="instant: context answers from memory at once, to measure the floor",
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--mode", help=argparse.SUPPRESS)
     parser.add_argument("--agent-no", type=int, default=0, help=argparse.SUPPRESS)
@@ -384,7 +406,7 @@ def main(argv: list[str] | None = None) -> None:
             tokens = {name: engine.agent_token(name).token for name in AGENTS}
         eras = [p for p in labels if p in ("2026-07-28", "handshake")]
         server_cpu = server_cpu_ms(home, AGENTS[0], eras)
-        proc, url = start_host(home)
+        proc, url = start_host(home, args.engine)
         try:
             paces = list(PACES) if args.pace == "both" else [args.pace]
             rounds = [
@@ -395,7 +417,7 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             proc.terminate()
             proc.wait(30)
-    print_report(rounds, server_cpu, args.calls, args.memories)
+    print_report(rounds, server_cpu, args.calls, args.memories, args.engine)
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ CHUNK = 500  # entries per transaction: a big history never holds the write lock
     "fmt",
     required=True,
     type=click.Choice(FORMATS),
-    help="claude-code (session JSONL), codex (session JSONL), chatgpt (conversations.json) "
-    "or jsonl (one entry per line).",
+    help="claude-code (session JSONL), codex (session JSONL), chatgpt (conversations.json "
+    "or the export ZIP) or jsonl (one entry per line).",
 )
 @click.argument("path", type=click.Path(path_type=Path))
 @json_option

@@ -95,6 +95,7 @@ def print_detail(d: MemoryDetail) -> None:
             ("Status", m.status),
             ("Text", m.text or "(forgotten)"),
             ("Importance", f"{m.importance:.2f}"),
+            ("Strength", "-" if m.strength is None else f"{m.strength:.2f}"),
             ("Version", m.version),
             ("Created", short_time(m.created_at)),
             ("Updated", short_time(m.updated_at)),

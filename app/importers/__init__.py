@@ -32,7 +32,7 @@ _Reader = Callable[[Path, BatchBuilder, TurnCounter], None]
 _READERS: dict[str, tuple[tuple[str, ...], _Reader]] = {
     "claude-code": (("*.jsonl",), claude_code.read_file),
     "codex": (("rollout-*.jsonl", "*.jsonl"), codex.read_file),
-    "chatgpt": (("conversations*.json", "*.json"), chatgpt.read_file),
+    "chatgpt": (("conversations*.json", "*.json", "*.zip"), chatgpt.read_file),
     "jsonl": (("*.jsonl",), generic_jsonl.read_file),
 }
 FORMATS: tuple[str, ...] = tuple(_READERS)
@@ -81,7 +81,11 @@ def _files(path: Path, patterns: tuple[str, ...]) -> list[Path]:
     if path.is_file():
         return [path]
     for pattern in patterns:
-        found = sorted(p for p in path.rglob(pattern) if p.is_file())
+        # A session file before the folder of its sub-agents (``<id>.jsonl``, ``<id>/...``).
+        found = sorted(
+            (p for p in path.rglob(pattern) if p.is_file()),
+            key=lambda p: p.with_suffix("").parts,
+        )
         if found:
             return found
     return []

@@ -29,6 +29,9 @@ class BatchBuilder:
         self._keys: set[str] = set()
         self._problems: list[ImportProblem] = []
         self.path_label: str | None = None
+        # State a format keeps across the files of one batch (a Claude Code title line can
+        # name a session stored in another file), keyed by format name.
+        self.scratch: dict[str, Any] = {}
 
     def add(self, entry: ImportedEntry) -> bool:
         """Keep ``entry`` unless an entry with the same source key was kept before."""

@@ -9,13 +9,28 @@ A message has ``author.role`` (user, assistant, system, tool; a tool's name in
 ``author.name``), ``create_time`` (Unix seconds or null), ``recipient`` (``all``, or the tool an
 assistant message calls) and ``content`` with a ``content_type``: ``text`` and
 ``multimodal_text`` keep their text in ``parts``; ``code``, ``execution_output`` and
-``tether_quote`` in ``text``; ``thoughts`` and ``reasoning_recap`` hold reasoning;
-``user_editable_context`` holds the person's custom instructions.
+``tether_quote`` in ``text``; ``thoughts`` hold reasoning (``reasoning_recap`` only says
+"Thought for 6 seconds" and is not imported);
+``user_editable_context`` holds the person's custom instructions; ``sonic_webpage`` and
+``system_error`` (2025-2026) keep their text in ``text``. Parts of ``multimodal_text`` are
+strings or asset pointers (images, voice recordings) and ``audio_transcription`` parts with the
+words spoken. Sources: mohamed-chs/convoviz ``docs/dev/chatgpt-spec.md`` (v3.0, Feb 2026).
+
+What a person sees in ChatGPT is what a demanding user expects on the tape as said: messages
+marked ``is_visually_hidden_from_conversation`` (other than custom instructions) were never
+shown, so they are ``event`` entries, not messages, and open no turn. Web-search answers carry
+citation markers in Unicode private-use characters (``\ue200cite\ue202turn0search0\ue201``);
+they are removed, keeping the label of a ``url`` or ``entity`` marker. A message without a
+``create_time`` takes the time of the message before it (or the conversation's), not the
+time of the import. Newer exports may wrap the list as ``{"conversations": [...]}``.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +38,44 @@ from app.importers._common import (
     BatchBuilder,
     TurnCounter,
     as_str,
-    json_text,
     make_entry,
     parse_time,
 )
 
 _REASONING = ("thoughts", "reasoning_recap")
+_IN_ZIP = "conversations*.json"
+_MARKER = re.compile("\ue200([^\ue200\ue201]*)\ue201")
+_PRIVATE_USE = re.compile("[\ue200-\ue2ff]")
+_PART_LABELS = {
+    "audio_asset_pointer": "[audio]",
+    "real_time_user_audio_video_asset_pointer": "[video]",
+}
 
 
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
-    """Read one ``conversations.json`` file into ``sink``."""
-    data = path.read_bytes()
+    """Read one ``conversations.json`` file (or the export's ZIP, as downloaded) into ``sink``."""
+    if zipfile.is_zipfile(path):
+        _read_zip(path, sink, turns)
+        return
+    _read_export(path.read_bytes(), sink, turns)
+
+
+def _read_zip(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
+    """The ZIP ChatGPT mails: its ``conversations.json`` (and any ``conversations-*.json``)."""
+    with zipfile.ZipFile(path) as archive:
+        names = sorted(
+            n for n in archive.namelist() if fnmatch.fnmatch(n.rsplit("/", 1)[-1], _IN_ZIP)
+        )
+        if not names:
+            sink.problem(None, "a ZIP without conversations.json; skipped")
+        outer = sink.path_label
+        for name in names:
+            sink.path_label = f"{outer}/{name}" if outer else name
+            _read_export(archive.read(name), sink, turns)
+        sink.path_label = outer
+
+
+def _read_export(data: bytes, sink: BatchBuilder, turns: TurnCounter) -> None:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -45,7 +87,9 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     except json.JSONDecodeError as exc:
         sink.problem(exc.lineno, f"not valid JSON ({exc.msg}); file skipped")
         return
-    if isinstance(conversations, dict):  # a single conversation saved on its own
+    if isinstance(conversations, dict) and isinstance(conversations.get("conversations"), list):
+        conversations = conversations["conversations"]
+    elif isinstance(conversations, dict):  # a single conversation saved on its own
         conversations = [conversations]
     if not isinstance(conversations, list):
         sink.problem(None, "not a list of conversations; file skipped")
@@ -65,6 +109,8 @@ def _conversation(index: int, conv: Any, sink: BatchBuilder, turns: TurnCounter)
         sink.problem(None, f"{where} has no id or no 'mapping'; skipped")
         return
     title = as_str(conv.get("title"))
+    # A message without a time of its own is placed at the one before it.
+    last_time = parse_time(conv.get("create_time"))
     for node_id in _main_branch(mapping, conv.get("current_node")):
         node = mapping[node_id]
         message = node.get("message")
@@ -74,6 +120,7 @@ def _conversation(index: int, conv: Any, sink: BatchBuilder, turns: TurnCounter)
         if problem:
             sink.problem(None, f"{where} ({thread}) message {node_id}: {problem}; skipped")
             continue
+        last_time = parse_time(message.get("create_time")) or last_time
         mapped = _map(message)
         if mapped is None:
             continue
@@ -85,7 +132,7 @@ def _conversation(index: int, conv: Any, sink: BatchBuilder, turns: TurnCounter)
                 kind=kind,
                 role=role,
                 text=text,
-                created_at=parse_time(message.get("create_time")),
+                created_at=last_time,
                 source_key=f"chatgpt:{as_str(message.get('id')) or node_id}",
                 meta={"title": title, **meta},
             )
@@ -137,6 +184,8 @@ def _map(message: dict[str, Any]) -> tuple[str, str, str, dict[str, Any], bool] 
     content = message["content"]
     ctype = content.get("content_type")
     text = _content_text(content)
+    if "\ue200" in text or "\ue201" in text:
+        text = _PRIVATE_USE.sub("", _MARKER.sub(_marker_label, text))
     if not text.strip():
         return None
     metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
@@ -144,21 +193,49 @@ def _map(message: dict[str, Any]) -> tuple[str, str, str, dict[str, Any], bool] 
         "model": as_str(metadata.get("model_slug")) if metadata else None,
         "content_type": as_str(ctype),
     }
+    for key in ("url", "domain"):
+        meta[key] = as_str(content.get(key))
     hidden = bool(metadata and metadata.get("is_visually_hidden_from_conversation"))
     recipient = as_str(message.get("recipient")) or "all"
-    if ctype in ("user_editable_context", "model_editable_context") or role == "system":
+    if ctype in ("user_editable_context", "model_editable_context") or (
+        metadata and metadata.get("is_user_system_message")
+    ):
         return "message", "system", text, meta, False
     if ctype in _REASONING:
         return "event", "assistant", text, {**meta, "event": "reasoning"}, False
     if role == "tool":
-        return "tool_result", "tool", text, {**meta, "tool": as_str(author.get("name"))}, False
+        meta = {**meta, "tool": as_str(author.get("name"))}
+        if ctype == "system_error":
+            meta["is_error"] = True
+        return "tool_result", "tool", text, meta, False
     if role == "assistant" and recipient != "all":
-        return "tool_call", "assistant", text, {**meta, "tool": recipient}, False
+        # Named like the other formats' calls ("Read {...}"): the tool, then what it was given.
+        return "tool_call", "assistant", f"{recipient} {text}", {**meta, "tool": recipient}, False
+    if hidden and role in ("user", "assistant", "system"):
+        # Never shown in the conversation: context ChatGPT added, not something said.
+        return "event", "system", text, {**meta, "event": "hidden", "source_role": role}, False
+    if role == "system":
+        return "message", "system", text, meta, False
     if role == "assistant":
         return "message", "assistant", text, meta, False
     if role == "user":
-        return "message", "user", text, meta, not hidden
+        return "message", "user", text, meta, True
     return None
+
+
+def _marker_label(found: re.Match[str]) -> str:
+    """What a citation marker shows: a link's or an entity's label, else nothing."""
+    fields = found.group(1).split("\ue202")
+    if fields[0] == "url" and len(fields) > 1:
+        return fields[1]
+    if fields[0] == "entity" and len(fields) > 1:
+        try:
+            value = json.loads(fields[1])
+        except json.JSONDecodeError:
+            return ""
+        if isinstance(value, list) and len(value) > 1 and isinstance(value[1], str):
+            return value[1]
+    return ""
 
 
 def _content_text(content: dict[str, Any]) -> str:
@@ -171,7 +248,7 @@ def _content_text(content: dict[str, Any]) -> str:
             if isinstance(t, dict)
         )
     if ctype == "reasoning_recap":
-        return as_str(content.get("content")) or ""
+        return ""  # "Thought for 6 seconds": how long, not what
     if ctype == "user_editable_context":
         parts = [content.get("user_profile"), content.get("user_instructions")]
         return "\n".join(p for p in parts if isinstance(p, str) and p)
@@ -190,5 +267,7 @@ def _content_text(content: dict[str, Any]) -> str:
         elif isinstance(part, dict) and "image" in str(part.get("content_type", "")):
             pieces.append("[image]")
         elif isinstance(part, dict):
-            pieces.append(json_text(part)[:200])
+            # A voice recording, a video frame...: say what it was, never dump its pointer.
+            label = as_str(part.get("content_type")) or "attachment"
+            pieces.append(_PART_LABELS.get(label, f"[{label}]"))
     return "\n".join(p for p in pieces if p)

@@ -5,19 +5,34 @@ Anthropic Messages shape: ``content`` is a string or a list of ``text`` / ``tool
 ``tool_result`` / ``thinking`` / ``image`` blocks) plus ``uuid``, ``parentUuid``, ``sessionId``,
 ``timestamp``, ``cwd``, ``gitBranch``, ``version``, ``isSidechain`` and ``isMeta``; ``summary``
 lines carry a session title; ``system`` lines carry notices (``subtype: compact_boundary``
-marks a compaction). Book-keeping lines (``file-history-snapshot``, ``queue-operation``,
-``progress``, titles...) are skipped.
+marks a compaction; ``local_command`` holds a slash command or its output in newer versions);
+``attachment`` lines of type ``queued_command`` hold what the person typed while the agent was
+working (there is no ``user`` line for it); ``custom-title`` / ``ai-title`` name the session.
+Book-keeping lines (``file-history-snapshot``, ``queue-operation``, ``progress``,
+``permission-mode``...) are skipped.
+
+Sub-agents live in ``<session>/subagents/agent-<id>.jsonl`` (older versions: ``agent-<id>.jsonl``
+beside the sessions); every line there has ``isSidechain`` and ``agentId``. The
+``agent-acompact-*`` files are the compactor's copy of the conversation and the ``Warmup``
+sub-agents are cache primers; neither is something anyone said, so both are skipped.
+
+A ``summary`` line's ``leafUuid`` names the session it titles, which is often another file:
+Claude Code writes every recent summary into the session it starts (anthropics/claude-code
+issue #2597). The title goes to the session that holds the leaf, once, and a summary whose leaf
+is in none of the files read is dropped rather than pinned on the wrong session.
 
 Mapping: each content block becomes one entry. Tool results, which the format stores as user
 lines, become ``tool_result`` entries with role ``tool`` and never open a turn. ``isMeta`` lines
-(caveats, hook feedback), command output and interruption markers become ``event`` entries.
-The compaction summary (``isCompactSummary``) becomes a ``compact`` entry and the boundary an
-``anchor``. Sub-agent lines (``isSidechain``) go to their own thread ``<session>/<agent>``.
+(caveats, hook feedback), command output, IDE context, reminders, background-agent notices and
+interruption markers become ``event`` entries (see ``claude_code_text``). One line opens at most
+one turn. The compaction summary (``isCompactSummary``) becomes a ``compact`` entry and the
+boundary an ``anchor``. Sub-agent lines (``isSidechain``) go to their own thread
+``<session>/<agent>``.
 """
 
 from __future__ import annotations
 
-import re
+import hashlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,18 +47,25 @@ from app.importers._common import (
     make_entry,
     parse_time,
 )
-
-_COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-# Text the harness writes into user lines that the person did not type.
-_HARNESS_PREFIXES = (
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "<bash-stdout>",
-    "<bash-stderr>",
-    "[Request interrupted by user",
+from app.importers.claude_code_text import (
+    Said,
+    classify_user_text,
+    is_prompt_history,
+    prompt_text,
+    result_text,
 )
+
+_TITLE_TYPES = {"custom-title": "customTitle", "ai-title": "aiTitle"}
+
+
+class _Batch:
+    """What one import remembers across files: which thread holds each uuid, titles waiting."""
+
+    def __init__(self) -> None:
+        self.uuid_thread: dict[str, str] = {}
+        self.thread_start: dict[str, datetime | None] = {}
+        self.waiting: dict[str, list[str]] = {}  # leafUuid -> summaries not yet placed
+        self.skipped_threads: set[str] = set()  # Warmup sub-agents
 
 
 class _Session:
@@ -56,11 +78,20 @@ class _Session:
         self.started: datetime | None = None
         self.tool_names: dict[str, str] = {}
         self.keys = KeyMaker("claude-code")
+        self.batch = _Batch()
+        self.sidechain_root: dict[str, str] = {}  # uuid -> root uuid of an inline sub-agent
 
 
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     """Read one Claude Code session file into ``sink``."""
+    if path.name.startswith("agent-acompact"):
+        return  # the compactor's private copy of the conversation
+    if path.name == "history.jsonl" and is_prompt_history(path):
+        sink.problem(None, "Claude Code's prompt history, not a session; skipped (sessions are "
+                     "under ~/.claude/projects)")  # fmt: skip
+        return
     session = _Session(path)
+    session.batch = sink.scratch.setdefault("claude-code", _Batch())
     # Title lines come first and carry no session id: hold them until a line names the session.
     # Only those are held, so a long file is read in one pass without keeping its records.
     pending: list[tuple[int, str, Any]] | None = []
@@ -98,29 +129,105 @@ def _line(
             return
         _message_line(number, record, session, sink, turns)
     elif kind == "summary" and as_str(record.get("summary")):
-        thread = session.fallback_thread
-        sink.add(
-            make_entry(
-                thread=thread,
-                turn=turns.current(thread),
-                kind="event",
-                role="system",
-                text=record["summary"],
-                created_at=session.started,
-                source_key=session.keys.key(thread, raw),
-                meta={"event": "title", "leaf_uuid": as_str(record.get("leafUuid"))},
-            )
-        )
+        leaf = as_str(record.get("leafUuid"))
+        if leaf is None:
+            _title(session.fallback_thread, record["summary"], session, sink)
+        elif leaf in session.batch.uuid_thread:
+            _title(session.batch.uuid_thread[leaf], record["summary"], session, sink)
+        else:
+            session.batch.waiting.setdefault(leaf, []).append(record["summary"])
+    elif kind in _TITLE_TYPES and as_str(record.get(_TITLE_TYPES[kind])):
+        _title(_thread(record, session), record[_TITLE_TYPES[kind]], session, sink)
     elif kind == "system":
         _system_line(record, session, sink, turns)
+    elif kind == "attachment" and isinstance(record.get("attachment"), dict):
+        _queued_prompt(record, session, sink, turns)
     # Other types are the tool's own book-keeping, not conversation.
+
+
+def _title(thread: str, text: str, session: _Session, sink: BatchBuilder) -> None:
+    """A session title: one per thread and text, at the session's start, in no turn."""
+    if thread in session.batch.skipped_threads:
+        return
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    sink.add(
+        make_entry(
+            thread=thread,
+            turn=f"{thread}:0",
+            kind="event",
+            role="system",
+            text=text,
+            created_at=session.batch.thread_start.get(thread, session.started),
+            source_key=f"claude-code:title:{thread}:{digest}",
+            meta={"event": "title"},
+        )
+    )
+
+
+def _seen(record: dict[str, Any], thread: str, session: _Session, sink: BatchBuilder) -> None:
+    """Remember where a line's uuid lives and place the titles that were waiting for it."""
+    batch = session.batch
+    if thread not in batch.thread_start:
+        batch.thread_start[thread] = parse_time(record.get("timestamp"))
+    uuid = as_str(record.get("uuid"))
+    if uuid is None:
+        return
+    batch.uuid_thread[uuid] = thread
+    if batch.waiting and uuid in batch.waiting:
+        for text in batch.waiting.pop(uuid):
+            _title(thread, text, session, sink)
+
+
+def _queued_prompt(
+    record: dict[str, Any], session: _Session, sink: BatchBuilder, turns: TurnCounter
+) -> None:
+    """What the person typed while the agent worked: Claude Code folds it into the running turn.
+
+    Only ``queued_command`` attachments in prompt mode from a human are the person's words;
+    task notifications and messages from peer sessions come the same way.
+    """
+    attachment = record["attachment"]
+    if attachment.get("type") != "queued_command" or attachment.get("isMeta") is True:
+        return
+    if attachment.get("commandMode", "prompt") != "prompt":
+        return
+    origin = attachment.get("origin")
+    if isinstance(origin, dict) and origin.get("kind", "human") != "human":
+        return
+    text = prompt_text(attachment.get("prompt"))
+    thread = _thread(record, session)
+    if not text.strip() or thread in session.batch.skipped_threads:
+        return
+    _seen(record, thread, session, sink)
+    uuid = as_str(record.get("uuid"))
+    key = f"claude-code:{uuid}:0" if uuid else session.keys.key(thread, json_text(record))
+    sink.add(
+        make_entry(
+            thread=thread,
+            turn=turns.current(thread),  # answered inside the turn it interrupted
+            kind="message",
+            role="user",
+            text=text,
+            created_at=parse_time(record.get("timestamp")),
+            source_key=key,
+            meta={**_base_meta(record), "queued": True},
+        )
+    )
 
 
 def _thread(record: dict[str, Any], session: _Session) -> str:
     thread = as_str(record.get("sessionId")) or session.fallback_thread
-    if record.get("isSidechain") is True:
-        return f"{thread}/{as_str(record.get('agentId')) or 'sidechain'}"
-    return thread
+    if record.get("isSidechain") is not True:
+        return thread
+    agent = as_str(record.get("agentId"))
+    if agent is None:
+        # Versions of 2025 wrote sub-agents inline, without agentId, and parallel ones
+        # interleave: each chain of parentUuid from its root is one sub-agent.
+        uuid, parent = as_str(record.get("uuid")), as_str(record.get("parentUuid"))
+        agent = session.sidechain_root.get(parent or "") or uuid or "sidechain"
+        if uuid:
+            session.sidechain_root[uuid] = agent
+    return f"{thread}/{agent}"
 
 
 def _base_meta(record: dict[str, Any]) -> dict[str, Any]:
@@ -154,16 +261,25 @@ def _message_line(
         sink.problem(number, "message without content; skipped")
         return
     is_user = record["type"] == "user"
+    if _is_warmup(record, blocks, is_user):
+        session.batch.skipped_threads.add(thread)
+    if thread in session.batch.skipped_threads:
+        return
+    _seen(record, thread, session, sink)
     has_tool_result = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+    mapped_blocks: list[tuple[int, tuple[str, str, str, dict[str, Any], bool]]] = []
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
             sink.problem(number, f"content block {index} is not an object; skipped")
             continue
         mapped = _map_block(block, record, is_user, has_tool_result, session)
-        if mapped is None:
-            continue
-        kind, role, text, extra, opens_turn = mapped
-        turn = turns.start(thread) if opens_turn else turns.current(thread)
+        if mapped is not None:
+            mapped_blocks.append((index, mapped))
+    # The blocks of one line are one input (an IDE selection, then the words): they open at
+    # most one turn, and the context in front of the words belongs to it.
+    opens = any(m[4] for _, m in mapped_blocks)
+    turn = turns.start(thread) if opens else turns.current(thread)
+    for index, (kind, role, text, extra, _opens) in mapped_blocks:
         key = (
             f"claude-code:{uuid}:{index}"
             if uuid
@@ -199,8 +315,12 @@ def _map_block(
         if not is_user:
             if record.get("isApiErrorMessage") is True:
                 return "event", "system", text, {"event": "api_error"}, False
+            if record["message"].get("model") == "<synthetic>":
+                # Written by Claude Code itself ("No response requested."), not by the model.
+                return "event", "system", text, {"event": "synthetic"}, False
             return "message", "assistant", text, {}, False
-        return _user_text(text, record, has_tool_result)
+        said = classify_user_text(text, record, has_tool_result)
+        return said.kind, said.role, said.text, said.meta, said.opens_turn
     if btype in ("tool_use", "server_tool_use"):
         name = as_str(block.get("name")) or "tool"
         call_id = as_str(block.get("id"))
@@ -215,7 +335,7 @@ def _map_block(
             "call_id": call_id,
             "is_error": True if block.get("is_error") is True else None,
         }
-        return "tool_result", "tool", _result_text(block.get("content")), meta, False
+        return "tool_result", "tool", result_text(block.get("content")), meta, False
     if btype == "thinking":
         text = block.get("thinking")
         if not isinstance(text, str) or not text.strip():
@@ -227,44 +347,12 @@ def _map_block(
     return None
 
 
-def _user_text(
-    text: str, record: dict[str, Any], has_tool_result: bool
-) -> tuple[str, str, str, dict[str, Any], bool]:
-    if record.get("isCompactSummary") is True:
-        return "compact", "system", text, {}, False
-    if record.get("isMeta") is True:
-        return "event", "system", text, {"event": "meta"}, False
-    stripped = text.lstrip()
-    if stripped.startswith(_HARNESS_PREFIXES):
-        return "event", "system", text, {"event": "harness"}, False
-    command = _COMMAND.search(text)
-    if command:
-        args = _COMMAND_ARGS.search(text)
-        shown = f"{command.group(1).strip()} {args.group(1).strip() if args else ''}".strip()
-        return "message", "user", shown, {"command": command.group(1).strip()}, True
-    if record.get("isSidechain") is True and record.get("parentUuid") is None:
-        # The prompt a sub-agent was started with: it opens the sub-agent thread's only turn.
-        return "message", "user", text, {}, True
-    # Text beside tool results is the person answering inside the tool loop, not a new input.
-    return "message", "user", text, {}, not has_tool_result
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for item in content:
-            if isinstance(item, dict) and isinstance(item.get("text"), str):
-                parts.append(item["text"])
-            elif isinstance(item, dict) and item.get("type") in ("image", "document"):
-                parts.append(f"[{item['type']}]")
-            elif isinstance(item, str):
-                parts.append(item)
-        return "\n".join(parts)
-    if content is None:
-        return ""
-    return json_text(content)
+def _is_warmup(record: dict[str, Any], blocks: list[Any], is_user: bool) -> bool:
+    """A sub-agent Claude Code starts with the prompt "Warmup" to fill its prompt cache."""
+    if not (is_user and record.get("isSidechain") is True and record.get("parentUuid") is None):
+        return False
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    return texts == ["Warmup"]
 
 
 def _system_line(
@@ -274,24 +362,30 @@ def _system_line(
     turns: TurnCounter,
 ) -> None:
     thread = _thread(record, session)
+    if thread in session.batch.skipped_threads:
+        return
     subtype = as_str(record.get("subtype")) or "system"
     text = as_str(record.get("content")) or ""
-    kind = "anchor" if subtype == "compact_boundary" else "event"
-    if kind == "event" and not text.strip():
+    said = Said("anchor" if subtype == "compact_boundary" else "event", "system", text)
+    if said.kind == "event" and not text.strip():
         return
-    if kind == "anchor" and not text:
-        text = "conversation compacted"
+    if said.kind == "anchor" and not text:
+        said = Said("anchor", "system", "conversation compacted")
+    if subtype == "local_command":
+        # Newer versions log a slash command (and its output) here instead of in a user line.
+        said = classify_user_text(text, {}, has_tool_result=False)
+    _seen(record, thread, session, sink)
     uuid = as_str(record.get("uuid"))
     key = f"claude-code:{uuid}:0" if uuid else session.keys.key(thread, json_text(record))
     sink.add(
         make_entry(
             thread=thread,
-            turn=turns.current(thread),
-            kind=kind,
-            role="system",
-            text=text,
+            turn=turns.start(thread) if said.opens_turn else turns.current(thread),
+            kind=said.kind,
+            role=said.role,
+            text=said.text,
             created_at=parse_time(record.get("timestamp")),
             source_key=key,
-            meta={**_base_meta(record), "event": subtype},
+            meta={**_base_meta(record), "event": subtype, **said.meta},
         )
     )

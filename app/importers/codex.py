@@ -10,9 +10,15 @@ response items). Files written before September 2025 have a bare first line
 ``{"record_type": "state"}`` markers; both are read.
 
 Mapping: response items are the source of truth; ``event_msg`` ``user_message`` and
-``agent_message`` are used only when no response item carries the same text. Context that
-Codex injects as user messages (``<environment_context>`` is dropped; ``<user_instructions>``
-and AGENTS.md become ``system`` messages) never opens a turn.
+``agent_message`` are used only when no response item carries the same text (an event copy of
+a message with an image or several parts is matched part by part). Context that Codex injects
+as user messages never opens a turn (see ``codex_text``). Lines without a time of their own (the
+old format) take the session's start time rather than the time of the import.
+
+A fork (``forked_from_id``) or a spawned sub-agent (``source.subagent.thread_spawn``) starts
+with a copy of its parent's history; when the parent is in the same import, that copied prefix
+is not imported again under the fork's thread. Sessions Codex runs for itself (``source``
+``subagent`` ``compact`` or ``memory_consolidation``) are skipped.
 """
 
 from __future__ import annotations
@@ -32,9 +38,10 @@ from app.importers._common import (
     make_entry,
     parse_time,
 )
+from app.importers.codex_text import classify, exit_code_failed, message_parts
 
 _UUID_AT_END = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
-_INSTRUCTION_PREFIXES = ("<user_instructions>", "# AGENTS.md instructions", "<INSTRUCTIONS>")
+_INTERNAL_SOURCES = {"compact", "memory_consolidation"}
 _TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 # event_msg types kept as events: they say something the response items do not.
 _KEPT_EVENTS = {
@@ -58,11 +65,19 @@ class _Rollout:
         self.keys = KeyMaker("codex")
         self.seen_meta = False
         self.item_texts: set[tuple[str, str]] = set()
+        self.started: Any = None
+        self.internal = False
+        # Signatures of the entries of each thread read in this import, and the parent whose
+        # copied history this rollout is still walking through (with the position in it).
+        self.signatures: dict[str, list[int]] = {}
+        self.inherit_from: str | None = None
+        self.inherit_at: set[int] | None = None  # where in the parent the copy may be
 
 
 def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     """Read one Codex rollout file into ``sink``."""
     rollout = _Rollout(path)
+    rollout.signatures = sink.scratch.setdefault("codex", {})
     # First pass: the texts the response items carry, so event copies can be told apart. The
     # file is read twice rather than held parsed: millions of live JSON objects make Python's
     # cyclic garbage collector, not parsing, the cost of a long rollout. The second pass
@@ -70,8 +85,12 @@ def read_file(path: Path, sink: BatchBuilder, turns: TurnCounter) -> None:
     for _n, _raw, record in iter_json_lines(path, BatchBuilder()):
         item = _response_item(record)
         if item is not None and item.get("type") == "message":
-            rollout.item_texts.add((str(item.get("role")), _content_text(item).strip()))
+            role, parts = str(item.get("role")), message_parts(item)
+            rollout.item_texts.add((role, "\n".join(parts).strip()))
+            rollout.item_texts.update((role, p.strip()) for p in parts)
     for number, raw, record in iter_json_lines(path, sink):
+        if rollout.internal:
+            return
         if not isinstance(record, dict):
             sink.problem(number, "not a JSON object; skipped")
             continue
@@ -118,6 +137,7 @@ def _read_line(
     if kind is None and "id" in record and "timestamp" in record and not rollout.seen_meta:
         _session_meta(record, rollout)  # the bare first line of an old rollout
         return
+    when = when or rollout.started
     if kind in ("session_meta", "turn_context", "compacted", "event_msg"):
         if not isinstance(payload, dict):
             sink.problem(number, f"{kind} line without a 'payload' object; skipped")
@@ -125,11 +145,15 @@ def _read_line(
         if kind == "session_meta":
             if not rollout.seen_meta:  # a fork repeats its parent's meta after its own
                 _session_meta(payload, rollout)
+                rollout.started = rollout.started or when
         elif kind == "turn_context":
             rollout.meta["cwd"] = as_str(payload.get("cwd")) or rollout.meta.get("cwd")
             rollout.meta["model"] = as_str(payload.get("model")) or rollout.meta.get("model")
         elif kind == "compacted":
-            _emit(rollout, sink, turns, raw, "compact", "system", payload.get("message"), when)
+            text = payload.get("message")
+            if not (isinstance(text, str) and text.strip()):
+                text = "conversation compacted"  # a remote compaction keeps no summary text
+            _emit(rollout, sink, turns, raw, "compact", "system", text, when)
         else:
             _event(raw, payload, rollout, sink, turns, when)
         return
@@ -146,10 +170,20 @@ def _read_line(
 def _session_meta(payload: dict[str, Any], rollout: _Rollout) -> None:
     rollout.seen_meta = True
     rollout.thread = as_str(payload.get("id")) or rollout.thread
+    rollout.started = parse_time(payload.get("timestamp"))
     rollout.meta["cwd"] = as_str(payload.get("cwd"))
     rollout.meta["cli_version"] = as_str(payload.get("cli_version"))
     rollout.meta["originator"] = as_str(payload.get("originator"))
     rollout.meta["forked_from"] = as_str(payload.get("forked_from_id"))
+    source = payload.get("source")
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    if isinstance(sub, str):
+        rollout.internal = sub in _INTERNAL_SOURCES
+        rollout.meta["subagent"] = sub
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    parent = as_str(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else None
+    rollout.meta["parent_thread"] = parent
+    rollout.inherit_from = rollout.meta["forked_from"] or parent
 
 
 def _item(
@@ -164,9 +198,14 @@ def _item(
     itype = item.get("type")
     if itype == "message":
         role = item.get("role")
-        text = _content_text(item)
+        text = "\n".join(message_parts(item))
         if role == "user":
-            _user_message(raw, text, rollout, sink, turns, when)
+            said = classify(message_parts(item))
+            if said.kind is not None:
+                _emit(
+                    rollout, sink, turns, raw, said.kind, said.role, said.text, when, said.meta,
+                    opens_turn=said.opens_turn,
+                )  # fmt: skip
         elif role == "assistant":
             _emit(rollout, sink, turns, raw, "message", "assistant", text, when)
         elif role in ("developer", "system"):
@@ -175,8 +214,9 @@ def _item(
         else:
             sink.problem(number, "message with an unknown role; skipped")
     elif itype == "reasoning":
-        summary = item.get("summary")
-        parts = [s.get("text", "") for s in summary or [] if isinstance(s, dict)]
+        parts = [s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)]
+        if not any(parts):  # open-weight models write their reasoning text, not a summary
+            parts = [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict)]
         text = "\n".join(p for p in parts if isinstance(p, str) and p)
         _emit(rollout, sink, turns, raw, "event", "assistant", text, when, {"event": "reasoning"})
     elif itype in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
@@ -197,21 +237,6 @@ def _item(
     # ghost_snapshot, encrypted compaction and unknown items carry nothing to read.
 
 
-def _user_message(
-    raw: str, text: str, rollout: _Rollout, sink: BatchBuilder, turns: TurnCounter, when: Any
-) -> None:
-    stripped = text.lstrip()
-    if stripped.startswith("<environment_context>"):
-        return  # cwd and shell, already in meta
-    if stripped.startswith(_INSTRUCTION_PREFIXES):
-        meta = {"injected": "instructions"}
-        _emit(rollout, sink, turns, raw, "message", "system", text, when, meta)
-    elif stripped.startswith("<turn_aborted>"):
-        _emit(rollout, sink, turns, raw, "event", "system", text, when, {"event": "turn_aborted"})
-    else:
-        _emit(rollout, sink, turns, raw, "message", "user", text, when, opens_turn=True)
-
-
 def _event(
     raw: str,
     payload: dict[str, Any],
@@ -226,7 +251,16 @@ def _event(
         text = as_str(payload.get("message"))
         if text is None or (role, text.strip()) in rollout.item_texts:
             return  # a copy of a response item
-        _emit(rollout, sink, turns, raw, "message", role, text, when, opens_turn=role == "user")
+        if role == "assistant":
+            _emit(rollout, sink, turns, raw, "message", role, text, when)
+            return
+        # Older versions also sent the injected context as user_message events.
+        said = classify([text])
+        if said.kind is not None:
+            _emit(
+                rollout, sink, turns, raw, said.kind, said.role, said.text, when, said.meta,
+                opens_turn=said.opens_turn,
+            )  # fmt: skip
     elif isinstance(etype, str) and etype in _KEPT_EVENTS:
         text = next(
             (payload[k] for k in ("message", "reason", "thread_name") if as_str(payload.get(k))),
@@ -252,6 +286,18 @@ def _emit(
     if not isinstance(text, str) or not text.strip():
         return
     thread = rollout.thread
+    signature = hash((kind, role, text))  # compared within this import only, never stored
+    if rollout.inherit_from is not None:
+        # The copy is a run of the parent's entries; it need not start at the parent's first
+        # (after a compaction Codex copies the history as it was then), so every place the
+        # run could be in is followed until none matches.
+        parent = rollout.signatures.get(rollout.inherit_from, [])
+        starts = range(len(parent)) if rollout.inherit_at is None else rollout.inherit_at
+        rollout.inherit_at = {i + 1 for i in starts if i < len(parent) and parent[i] == signature}
+        if rollout.inherit_at:
+            return  # copied from the parent, which this import already holds
+        rollout.inherit_from = None
+    rollout.signatures.setdefault(thread, []).append(signature)
     turn = turns.start(thread) if opens_turn else turns.current(thread)
     sink.add(
         make_entry(
@@ -265,19 +311,6 @@ def _emit(
             meta={**rollout.meta, **(meta or {})},
         )
     )
-
-
-def _content_text(item: dict[str, Any]) -> str:
-    content = item.get("content")
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            parts.append(part["text"])
-        elif isinstance(part, dict) and part.get("type") == "input_image":
-            parts.append("[image]")
-    return "\n".join(parts)
 
 
 def _call(item: dict[str, Any]) -> tuple[str, str]:
@@ -319,7 +352,7 @@ def _output_text(output: Any) -> tuple[str, bool]:
 def _unwrap_exec_output(output: str) -> tuple[str, bool]:
     """Shell outputs are stored as ``{"output": ..., "metadata": {"exit_code": ...}}`` text."""
     if not output.startswith('{"output"'):
-        return output, False
+        return output, exit_code_failed(output)
     try:
         value = json.loads(output)
     except json.JSONDecodeError:

@@ -57,7 +57,7 @@ def test_remember_with_source(ready, run_json, entry: int) -> None:
     assert data["source_ids"] == [entry]
 
 
-def test_remember_without_source_puts_the_call_on_the_tape(ready, run_json) -> None:
+def test_remember_without_source_puts_the_call_on_the_tape(ready, run, run_json) -> None:
     data = run_json(
         "remember",
         "--agent",
@@ -75,6 +75,8 @@ def test_remember_without_source_puts_the_call_on_the_tape(ready, run_json) -> N
     assert "ops/deploy.sh" in tape[0]["text"]
     shown = run_json("memory", "show", str(data["memory"]["id"]))
     assert [s["id"] for s in shown["sources"]] == [source]
+    assert shown["memory"]["strength"] == 1.0  # just written: nothing faded yet
+    assert "Strength    1.00" in run("memory", "show", str(data["memory"]["id"])).stdout
 
 
 @pytest.mark.parametrize(

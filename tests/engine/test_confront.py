@@ -98,6 +98,8 @@ def test_supersede_links_the_successor_and_retires_the_target(cc: Engine, lang: 
     retired = cc.memory(target.id)
     assert retired.memory.status == "superseded"
     assert retired.memory.superseded_by == result.memory.id
+    assert retired.memory.strength is None  # history does not fade
+    assert cc.memory(result.memory.id).memory.strength == 1.0
     assert retired.memory.text == old  # kept, not overwritten
     parents = {(p.memory_id, p.relation) for p in cc.memory(result.memory.id).parents}
     assert (target.id, "supersedes") in parents

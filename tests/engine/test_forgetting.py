@@ -94,6 +94,16 @@ def test_as_of_evaluates_decay_at_another_date(cc: Engine, clock: ManualClock) -
     assert cc.memory(m.id).memory.status == "active"
 
 
+def test_a_memory_read_by_id_says_how_strong_it_is_now(cc: Engine, clock: ManualClock) -> None:
+    m = cc.remember("cc", "用户的周报每周五发给张总。", "project_fact").memory
+    assert m is not None
+    assert cc.memory(m.id).memory.strength == 1.0  # just written
+    clock.advance(days=30)  # one half-life at importance 0.5
+    assert cc.memory(m.id).memory.strength == pytest.approx(0.5, abs=1e-3)
+    cc.keep([m.id])
+    assert cc.memory(m.id).memory.strength == 1.0  # kept: reinforced now
+
+
 def test_restore_brings_back_with_history(cc: Engine, clock: ManualClock) -> None:
     m = cc.remember("cc", "inkstone v0.9.0 tagged.", "task_outcome", importance=0.1).memory
     assert m is not None
@@ -104,7 +114,7 @@ def test_restore_brings_back_with_history(cc: Engine, clock: ManualClock) -> Non
     assert archived.id == m.id
     # How far it faded, for the owner deciding on a restore: below the archive threshold.
     assert archived.strength is not None and 0 < archived.strength < 0.1
-    assert cc.memory(m.id).memory.strength is None  # other reads leave it out
+    assert cc.memory(m.id).memory.strength == archived.strength  # its page says the same
     [back] = cc.restore([m.id])
     assert back.status == "active" and back.archived_at is None
     detail = cc.memory(m.id)

@@ -146,7 +146,8 @@ def test_codex_reads_current_and_legacy_rollouts() -> None:
     assert result.text == "python-version: '3.10'\n" and result.meta["tool"] == "shell"
     assert call.meta["model"] == "gpt-5-codex" and call.meta["cwd"] == "/home/mei/proj/ledger"
     assert call.created_at == datetime(2026, 3, 4, 8, 0, 8, tzinfo=UTC)
-    assert all(e.created_at is None for e in old)  # the old format has no per-line times
+    # The old format has no per-line times: its lines take the session's start, not "now".
+    assert {e.created_at for e in old} == {datetime(2025, 8, 20, 14, 5, 11, 302000, tzinfo=UTC)}
     assert by_text(batch, "main.rs\nlib.rs\n").meta["tool"] == "shell"
 
 

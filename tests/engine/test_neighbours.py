@@ -37,6 +37,25 @@ def test_the_reply_to_a_matching_turn_is_found_through_its_neighbour(engine: Eng
     assert not other & set(by_id)
 
 
+def test_why_says_the_same_in_every_scope(engine: Engine) -> None:
+    engine.add_agent("a")
+    engine.remember("a", "用户的银行账户在招商银行", "project_fact")
+    ids = _turns(engine, "s1", ["我的银行账户换了", "换成招商银行了", "好的"])
+    whys = {}
+    for scope in ("tape", "memories", "all"):
+        for hit in engine.search("a", "银行账户", scope=scope, mode="fulltext").hits:
+            # Each scope fuses its own lists, so only the fused score (rrf) may differ.
+            whys.setdefault((hit.kind, hit.id), []).append(
+                {k: v for k, v in hit.why.items() if k != "rrf"}
+            )
+    # The memory, its remember event on the tape, and the three turns.
+    assert len(whys) == 5 and ("tape", ids[1]) in whys
+    for seen in whys.values():
+        assert len(seen) == 2 and seen[0] == seen[1]  # its own scope, then "all"
+        assert set(seen[0]) <= {"fulltext", "neighbours"}, seen[0]
+    assert whys[("tape", ids[1])][0]["neighbours"] > 0
+
+
 def test_nearer_neighbours_count_more(engine: Engine) -> None:
     engine.add_agent("a")
     ids = _turns(engine, "s", ["one", "two", "the zebra crossing", "three", "four", "five"])

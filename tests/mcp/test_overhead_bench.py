@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app import Engine
+from app.benchmarks.instant_engine import make_context_instant
 from app.benchmarks.mcp_server_cpu import server_cpu_ms
 from app.host.connect import own_home
 from app.mcp.server import ENGINE_MS_META, run_tool
@@ -35,3 +36,23 @@ def test_the_stack_benchmark_drives_the_host_app_in_both_protocol_eras(home: Pat
     finally:
         lock.release()
         engine.close()
+
+
+def test_the_instant_engine_repeats_the_real_answer_without_recalling_again(
+    engine: Engine,
+) -> None:
+    engine.add_agent("A")
+    engine.remember("A", "部署在每周五下午进行", "project_fact")
+    undo = make_context_instant()
+    try:
+        first = engine.context("A", query="部署时间")
+        again = engine.context("A", query="部署时间")
+        other = engine.context("A", query="deploy day")
+    finally:
+        undo()
+    assert first.included_ids and again == first  # the same answer, from memory
+    assert other.included_ids == first.included_ids  # another query: the engine again
+    # Only the two real calls reached the engine (one recall each); the repeat did not.
+    assert engine.memory(first.included_ids[0]).memory.recall_count == 2
+    engine.context("A", query="部署时间")  # undone: the real engine answers again
+    assert engine.memory(first.included_ids[0]).memory.recall_count == 3

@@ -63,6 +63,15 @@ def test_search_box_filters_in_chinese_after_a_pause(session, qtbot, open_page) 
         assert {m.id for m in rows} == {m.id for m in expected}
 
 
+def test_detail_shows_how_strong_the_memory_is_now(session, qtbot, open_page) -> None:
+    page = open_page("memories")
+    memory = page.detail.detail.memory
+    strength = session.engine.memory(memory.id).memory.strength
+    assert strength is not None and memory.status == "active"
+    assert page.detail.fields["strength"].text() == f"{strength:.2f}"
+    assert "half-life" in page.detail.fields["strength"].toolTip()  # what the number means
+
+
 def test_edit_creates_a_new_version(session, qtbot, open_page) -> None:
     page = open_page("memories")
     memory = page.detail.detail.memory

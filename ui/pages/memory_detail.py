@@ -83,6 +83,7 @@ class MemoryDetailPane(QWidget):
         for key, label in (
             ("importance", "Importance"),
             ("confidence", "Confidence"),
+            ("strength", "Strength"),
             ("recalls", "Recalls"),
             ("uses", "Uses"),
             ("last_recalled", "Last recalled"),
@@ -94,6 +95,13 @@ class MemoryDetailPane(QWidget):
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.fields[key] = value
             form.addRow(tr(label), value)
+        self.fields["strength"].setToolTip(
+            tr(
+                "How strong the memory is now: 1.00 when it was written, recalled or used, "
+                "then halving over the agent's half-life (slower for important and often-used "
+                "memories). Maintenance archives it once it fades below the agent's threshold."
+            )
+        )
         lay.addLayout(form)
 
         lay.addWidget(section_label(tr("Source tape entries")))
@@ -146,6 +154,9 @@ class MemoryDetailPane(QWidget):
         self.text.setText(m.text if m.text else tr("(forgotten: the text was removed)"))
         self.fields["importance"].setText(f"{m.importance:.2f}")
         self.fields["confidence"].setText(f"{m.confidence:.2f}")
+        # 1.00 just recalled or used, halving every half-life: how near it is to fading.
+        strength = "—" if m.strength is None else f"{m.strength:.2f}"
+        self.fields["strength"].setText(strength)
         self.fields["recalls"].setText(str(m.recall_count))
         self.fields["uses"].setText(str(m.use_count))
         self.fields["last_recalled"].setText(fmt_time(m.last_recalled_at))

@@ -372,6 +372,10 @@
         <translation>半衰期：未使用的记忆衰减得多快。召回预算：智能体每轮可获得多少词元的记忆。权限模式：如何答复智能体对密钥的请求。</translation>
     </message>
     <message>
+        <source>How strong the memory is now: 1.00 when it was written, recalled or used, then halving over the agent's half-life (slower for important and often-used memories). Maintenance archives it once it fades below the agent's threshold.</source>
+        <translation>记忆现在的强度：写入、被召回或被使用时为 1.00，之后按智能体的半衰期减半（重要的、常被使用的记忆衰减得更慢）。低于智能体的阈值后，维护会将它归档。</translation>
+    </message>
+    <message>
         <source>Hybrid search is not available in this version.</source>
         <translation>此版本暂不支持混合搜索。</translation>
     </message>
