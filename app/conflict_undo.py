@@ -9,13 +9,27 @@ undone decision made is removed (the successor no longer claims to replace the m
 from __future__ import annotations
 
 from sqlalchemy import text
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from .conflicts import Conflict, owned, raise_conflict, to_conflict
 from .db.schema import AgentRow, ConflictRow, MemoryRow
 from .errors import InvalidInput, NotFound
 from .events import record
 from .runtime import Runtime, agent_row
+
+
+def _unsupersede(s: Session, memory: MemoryRow, successor: int, now: str) -> None:
+    """`memory` is active again, reinforced now, and `successor` no longer claims to
+    replace it (its "supersedes" link goes; every other link stays)."""
+    memory.status, memory.superseded_by = "active", None
+    memory.updated_at = memory.last_reinforced_at = now
+    s.add(memory)
+    s.execute(
+        text(
+            "DELETE FROM lineage WHERE child_id = :c AND parent_id = :p AND relation = 'supersedes'"
+        ),
+        {"c": successor, "p": memory.id},
+    )
 
 
 def reopen(rt: Runtime, conflict_id: int, *, actor: str = "owner") -> Conflict:
@@ -44,16 +58,7 @@ def reopen(rt: Runtime, conflict_id: int, *, actor: str = "owner") -> Conflict:
             winner = winner_of.get(side.id)
             if winner is None or side.status != "superseded" or side.superseded_by != winner:
                 continue
-            side.status, side.superseded_by = "active", None
-            side.updated_at = side.last_reinforced_at = now
-            s.add(side)
-            s.execute(
-                text(
-                    "DELETE FROM lineage WHERE child_id = :c AND parent_id = :p "
-                    "AND relation = 'supersedes'"
-                ),
-                {"c": winner, "p": side.id},
-            )
+            _unsupersede(s, side, winner, now)
             assert side.id is not None
             restored.append(side.id)
         merged = s.get(MemoryRow, row.merged_id) if row.merged_id is not None else None
@@ -110,16 +115,7 @@ def dispute(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Conflict:
                 f"with `tapemind conflicts reopen {settled}`."
             )
         successor = row.superseded_by
-        row.status, row.superseded_by = "active", None
-        row.updated_at = row.last_reinforced_at = now
-        s.add(row)
-        s.execute(
-            text(
-                "DELETE FROM lineage WHERE child_id = :c AND parent_id = :p "
-                "AND relation = 'supersedes'"
-            ),
-            {"c": successor, "p": memory_id},
-        )
+        _unsupersede(s, row, successor, now)
         conflict_id = raise_conflict(
             s,
             now,

@@ -48,10 +48,11 @@ def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetai
         ).all()
         # Strength for what can fade (active) or was archived for fading; a superseded
         # memory is history, kept whatever its strength.
-        memory = to_memory(row, owner)
         if row.status in ("active", "archived"):
             st = forgetting.settings_of(agent_row(s, owner))
             memory = forgetting.with_strength(row, owner, st, rt.clock.now())
+        else:
+            memory = to_memory(row, owner)
         return MemoryDetail(
             memory=memory,
             sources=source_entries(s, memory_id, owner),

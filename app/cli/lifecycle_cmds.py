@@ -102,7 +102,10 @@ def conflicts_reopen(state: State, conflict_id: int) -> None:
         emit_json(c)
         return
     _print_conflict(c)
-    click.echo(f"Reopened: settle it again with `tapemind conflicts resolve {c.id} --keep …`.")
+    click.echo(
+        f"Reopened: settle it again with `tapemind conflicts resolve {c.id} "
+        "--keep old|new|both|merge`."
+    )
 
 
 @conflicts.command("dispute")
