@@ -56,8 +56,14 @@ def _print_conflict(c: Conflict) -> None:
 @json_option
 @pass_state
 def conflicts_list(state: State, agent: str | None, status: str, limit: int) -> None:
-    """Conflicts, oldest first, with both texts, the reason, the age and the sources."""
-    items = state.engine().conflicts(agent, None if status == "all" else status, limit=limit)
+    """Conflicts with both texts, the reason, the age and the sources: open ones oldest
+    first (the queue to settle), resolved ones most recently settled first (the ones a
+    misclick would be among; `conflicts reopen ID` undoes one)."""
+    engine = state.engine()
+    if status == "resolved":
+        items = engine.settled_conflicts(agent, limit=limit)
+    else:
+        items = engine.conflicts(agent, None if status == "all" else status, limit=limit)
     if state.as_json:
         emit_json(items)
         return

@@ -70,6 +70,24 @@ def test_conflicts_list_and_resolve(aged: tuple[Engine, ManualClock]) -> None:
     assert len(ok_json("conflicts", "list", "--status", "resolved")) == 1
 
 
+def test_settled_conflicts_list_the_most_recently_settled_first(
+    aged: tuple[Engine, ManualClock],
+) -> None:
+    engine, clock = aged
+    with_conflict(engine)
+    engine.remember("cc", "The team deploys on Fridays.", "project_fact")
+    assert engine.remember("cc", "The team never deploys on Fridays.", "project_fact").conflict_id
+    opened = [c.id for c in engine.conflicts("cc")]
+    assert len(opened) >= 2
+    for cid in opened:  # settled in the order they were raised, a day apart
+        engine.resolve_conflict(cid, "both")
+        clock.advance(days=1)
+    # The queue of open ones is oldest first; what was settled, the latest decision first.
+    assert [c["id"] for c in ok_json("conflicts", "list", "--status", "all")] == opened
+    settled = ok_json("conflicts", "list", "--status", "resolved")
+    assert [c["id"] for c in settled] == opened[::-1]
+
+
 def test_conflicts_merge_from_the_cli(aged: tuple[Engine, ManualClock]) -> None:
     engine, _ = aged
     cid, old_id, new_id = with_conflict(engine)
