@@ -4,6 +4,11 @@ The pairs (existing memory, candidate, expected action) are written by hand in c
 cases_zh.py; this script only adds unrelated distractor memories from a hand-written pool,
 adds the related same-topic memories listed in RELATED, shuffles the neighbours, numbers them, and sets every fourth case of each (language, action)
 group aside as the holdout. Run: python bench/data/build_decisions.py
+
+It then writes the cross-language sets: the cases of each set whose candidate has a hand-written
+translation in cases_crosslang.py, with the candidate replaced by its translation and everything
+else (existing memories, expected action, target) kept; `lang` says which way, e.g. "zh-en" is a
+Chinese case with an English candidate.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
+import cases_crosslang  # noqa: E402
 import cases_en  # noqa: E402
 import cases_zh  # noqa: E402
 
@@ -47,6 +53,28 @@ def build(lang: str, cases: list, pool: list, related: dict, rng: random.Random)
     return out
 
 
+def crosslang(rows: list[dict], translations: dict[str, str]) -> list[dict]:
+    """The cases of `rows` with a translated candidate, in the order of `rows`."""
+    out = []
+    for row in rows:
+        text = row["candidate"]["text"]
+        if text not in translations:
+            continue
+        other = "zh" if row["lang"] == "en" else "en"
+        out.append(
+            {
+                **row,
+                "candidate": {**row["candidate"], "text": translations[text]},
+                "lang": f"{row['lang']}-{other}",
+            }
+        )
+    found = {row["candidate"]["text"] for row in rows}
+    missing = sorted(set(translations) - found)
+    if missing:
+        raise SystemExit(f"translations of unknown candidates: {missing}")
+    return out
+
+
 def main() -> None:
     rng = random.Random(20261130)
     dev, holdout = [], []
@@ -56,7 +84,13 @@ def main() -> None:
             n = seen.get(case["expected"], 0)
             seen[case["expected"]] = n + 1
             (holdout if n % 4 == 3 else dev).append(case)
-    for name, rows in (("decisions.jsonl", dev), ("decisions_holdout.jsonl", holdout)):
+    sets = (
+        ("decisions.jsonl", dev),
+        ("decisions_holdout.jsonl", holdout),
+        ("decisions_crosslang.jsonl", crosslang(dev, cases_crosslang.DEV)),
+        ("decisions_crosslang_holdout.jsonl", crosslang(holdout, cases_crosslang.HOLDOUT)),
+    )
+    for name, rows in sets:
         with open(HERE / name, "w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
