@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.arbiter.base import Action, Candidate, Decision, Neighbour
+from app.arbiter.crossscript import crosses_scripts, relate_across
 from app.arbiter.features import (
     TextFeatures,
     align,
@@ -58,6 +59,12 @@ class OfflineArbiter:
             f"{n.id}: closeness {best.closeness:.2f} (cosine {_fmt(n.similarity)}, "
             f"lexical {best.lexical:.2f}, full-text {_fmt(n.fulltext_score)})"
         )
+        if n.similarity is not None and crosses_scripts(cand, best.features):
+            # Chinese vs English: no shared words to read, so rules of their own (crossscript.py)
+            verdict = relate_across(cand, candidate.text, best.features, n.text, n.similarity)
+            target = n.id if verdict.targets else None
+            where = "other language; " + ("" if verdict.targets else "nearest is ")
+            return self._decision(verdict.action, target, f"{verdict.why}; {where}{scores}")
         if best.closeness < self.related and not (
             cand.change and best.closeness >= self.related - 0.12 and best.lexical > 0.2
         ):
@@ -84,6 +91,9 @@ class OfflineArbiter:
             feats = analyse(n.text)
             lexical = lexical_similarity(cand, feats)
             score = self._blend(n, lexical)
+            if n.similarity is not None and crosses_scripts(cand, feats):
+                # across scripts no overlap is expected: its absence must not pull the cosine down
+                score = max(score, n.similarity)
             if best is None or score > best.closeness:
                 best = _Match(n, feats, lexical, score)
         return best
