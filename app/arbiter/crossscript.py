@@ -109,7 +109,9 @@ def relate_across(
     if negation_flip and cosine >= RELATED and not zh_only:
         # a negation counts only when the subject the Chinese side names is there on both sides
         return Verdict("conflict", True, "one side negates the other")
-    if cand_only and tgt_only and cosine >= DETAIL:
+    if cand_only and tgt_only and not negation_flip and cosine >= DETAIL:
+        # one name each side lacks, in otherwise plain statements: another value for the subject
+        # ("后端是用 Rust 写的" / "written in Go"); with a negation it is no simple swap
         return Verdict("conflict", True, "a different name for the same subject")
     if refines and not (change or negation_flip) and cosine >= DETAIL:
         return Verdict("update", True, "the candidate repeats the memory and adds detail")
