@@ -87,11 +87,12 @@ def relate_across(
     en_only = _names(en_raw) - _latin_words(zh)
     cand_only = zh_only if cand.cjk else en_only
     tgt_only = en_only if cand.cjk else zh_only
+    # numbers are written alike in both languages ("3 月 17 日" / "March 17"): comparable as is
     numbers_changed = bool(cand.numbers and tgt.numbers and cand.numbers != tgt.numbers)
     negation_flip = cand.negated != tgt.negated
     change = cand.change and not tgt.change
-    # a candidate that keeps everything the memory names and numbers and clearly says more: with
-    # an "also"/"另外" or a second clause, or at twice the memory's length
+    # a candidate that keeps everything the memory names and numbers and clearly says more (sizes
+    # compare across scripts): with an "also"/"另外" or a second clause, or at twice the length
     keeps = not tgt_only and tgt.numbers <= cand.numbers
     ratio = _size(cand) / max(1.0, _size(tgt))
     marked = cand.refine or bool(_CLAUSE.search(cand.text.rstrip("。. ")))
