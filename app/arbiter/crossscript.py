@@ -25,12 +25,14 @@ from dataclasses import dataclass
 from app.arbiter.base import Action
 from app.arbiter.features import TextFeatures, align_tokens
 
-# the same meaning: a translation of the neighbour (dev translations sit at 0.59-0.83, the closest
-# unrelated memory at 0.51)
-SAME = 0.58
+# the same meaning: a translation of the neighbour. Dev translations sit at 0.59-0.83, but
+# another fact of the same shape can score as high ("用户早上开会讨论第1号需求" / "The user
+# reviewed pull request 1 in the morning": 0.63), and a duplicate is not stored as a memory:
+# only a near-certain match is one (a missed one leaves two memories, nothing lost)
+SAME = 0.80
 # the same meaning when every name the Chinese side writes in Latin letters is on the English side
 # too ("后端是用 Go 写的" / "Our backend is written in Go"): the shared name is evidence of its own
-SAME_NAMED = 0.48
+SAME_NAMED = 0.70
 # about the same subject: enough for a flagged difference (number, negation, other name) to be a
 # conflict rather than two facts about different things
 RELATED = 0.55
@@ -123,5 +125,7 @@ def relate_across(
         and not (zh_only or negation_flip or change)
         and not (cand.numbers ^ tgt.numbers)
     ):
-        return Verdict("duplicate", True, "same meaning in the other language")
-    return Verdict("add", False, "related but says something new")
+        return Verdict("duplicate", True, "same meaning")
+    if cosine >= DETAIL:
+        return Verdict("add", False, "related but says something new")
+    return Verdict("add", False, "nothing close enough")
