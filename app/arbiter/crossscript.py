@@ -8,7 +8,7 @@ languages:
 - the embedder's cosine (multilingual: the only measure of "same meaning" left);
 - each side's own markers, read on that side alone: a change word ("now", "switched", 改用, 现在)
   on the candidate, a negation on one side only;
-- numbers, which are written the same in both languages ("PostgreSQL 14", "3 月 17 日");
+- numbers written in digits, the same in both languages ("PostgreSQL 14", "8080 端口");
 - names written in Latin letters inside the Chinese text ("后端是用 Rust 写的"): products, people,
   tools. A name one side has and the other lacks is a different value or extra detail.
 
@@ -89,7 +89,8 @@ def relate_across(
     en_only = _names(en_raw) - _latin_words(zh)
     cand_only = zh_only if cand.cjk else en_only
     tgt_only = en_only if cand.cjk else zh_only
-    # numbers are written alike in both languages ("3 月 17 日" / "March 17"): comparable as is
+    # digits are written alike in both languages ("PostgreSQL 14" / "端口 8080"): comparable as
+    # they are (a month spelt out, "March", is not a number here)
     numbers_changed = bool(cand.numbers and tgt.numbers and cand.numbers != tgt.numbers)
     negation_flip = cand.negated != tgt.negated
     change = cand.change and not tgt.change
