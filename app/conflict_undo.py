@@ -15,7 +15,7 @@ from .conflicts import Conflict, owned, raise_conflict, to_conflict
 from .db.schema import AgentRow, ConflictRow, MemoryRow
 from .errors import InvalidInput, NotFound
 from .events import record
-from .runtime import Runtime, agent_row
+from .runtime import Runtime
 
 
 def _unsupersede(s: Session, memory: MemoryRow, successor: int, now: str) -> None:
@@ -130,23 +130,3 @@ def dispute(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Conflict:
         found = s.get(ConflictRow, conflict_id)
         assert found is not None
         return to_conflict(s, found, owner.name, rt.clock.now())
-
-
-def recently_settled(rt: Runtime, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
-    """Resolved conflicts, the most recently settled first (what an owner may want to
-    reopen). `agent` None: every agent's."""
-    if limit <= 0:
-        raise InvalidInput("limit must be positive.")
-    now = rt.clock.now()
-    with rt.read() as s:
-        q = (
-            select(ConflictRow, AgentRow.name)
-            .join(AgentRow, col(AgentRow.id) == col(ConflictRow.agent_id))
-            .where(ConflictRow.status == "resolved")
-        )
-        if agent is not None:
-            q = q.where(ConflictRow.agent_id == agent_row(s, agent).id)
-        rows = s.exec(
-            q.order_by(col(ConflictRow.resolved_at).desc(), col(ConflictRow.id).desc()).limit(limit)
-        ).all()
-        return [to_conflict(s, row, name, now) for row, name in rows]

@@ -129,8 +129,10 @@ def list_(
     *,
     limit: int = 100,
     offset: int = 0,
+    settled_first: bool = False,
 ) -> list[Conflict]:
-    """Conflicts, oldest first (the longest-waiting question on top).
+    """Conflicts, oldest first (the longest-waiting question on top); with
+    `settled_first`, the most recently settled first (where a misclick to reopen is).
 
     `agent` None: every agent's; `status` "open", "resolved" or None for both."""
     if status is not None and status not in CONFLICT_STATUSES:
@@ -146,9 +148,12 @@ def list_(
             q = q.where(ConflictRow.agent_id == agent_row(s, agent).id)
         if status is not None:
             q = q.where(ConflictRow.status == status)
-        rows = s.exec(
-            q.order_by(col(ConflictRow.created_at), col(ConflictRow.id)).limit(limit).offset(offset)
-        ).all()
+        order = (
+            (col(ConflictRow.resolved_at).desc(), col(ConflictRow.id).desc())
+            if settled_first
+            else (col(ConflictRow.created_at), col(ConflictRow.id))
+        )
+        rows = s.exec(q.order_by(*order).limit(limit).offset(offset)).all()
         return [to_conflict(s, row, name, now) for row, name in rows]
 
 

@@ -640,7 +640,7 @@ class Engine:
 
     def settled_conflicts(self, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
         """Resolved conflicts, the most recently settled first (`agent` None: all)."""
-        return _conflict_undo.recently_settled(self._rt, agent, limit=limit)
+        return conflicts_.list_(self._rt, agent, "resolved", limit=limit, settled_first=True)
 
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).

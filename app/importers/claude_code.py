@@ -164,6 +164,17 @@ def _title(thread: str, text: str, session: _Session, sink: BatchBuilder) -> Non
     )
 
 
+def _key(record: dict[str, Any], thread: str, session: _Session, block: int | None = None) -> str:
+    """The entry's import key (what makes a second import add nothing): the line's uuid and
+    block, or, for a line without one, its content within the thread. Keys must never change:
+    homes hold them from earlier imports."""
+    uuid = as_str(record.get("uuid"))
+    if uuid:
+        return f"claude-code:{uuid}:{block or 0}"
+    body = json_text(record) if block is None else f"{block}\n{json_text(record)}"
+    return session.keys.key(thread, body)
+
+
 def _seen(record: dict[str, Any], thread: str, session: _Session, sink: BatchBuilder) -> None:
     """Remember where a line's uuid lives and place the titles that were waiting for it."""
     batch = session.batch
@@ -199,8 +210,7 @@ def _queued_prompt(
     if not text.strip() or thread in session.batch.skipped_threads:
         return
     _seen(record, thread, session, sink)
-    uuid = as_str(record.get("uuid"))
-    key = f"claude-code:{uuid}:0" if uuid else session.keys.key(thread, json_text(record))
+    key = _key(record, thread, session)
     sink.add(
         make_entry(
             thread=thread,
@@ -249,7 +259,6 @@ def _message_line(
     turns: TurnCounter,
 ) -> None:
     thread = _thread(record, session)
-    uuid = as_str(record.get("uuid"))
     created_at = parse_time(record.get("timestamp"))
     content = record["message"].get("content")
     blocks: list[Any]
@@ -280,11 +289,7 @@ def _message_line(
     opens = any(m[4] for _, m in mapped_blocks)
     turn = turns.start(thread) if opens else turns.current(thread)
     for index, (kind, role, text, extra, _opens) in mapped_blocks:
-        key = (
-            f"claude-code:{uuid}:{index}"
-            if uuid
-            else session.keys.key(thread, f"{index}\n{json_text(record)}")
-        )
+        key = _key(record, thread, session, block=index)
         sink.add(
             make_entry(
                 thread=thread,
@@ -375,8 +380,7 @@ def _system_line(
         # Newer versions log a slash command (and its output) here instead of in a user line.
         said = classify_user_text(text, {}, has_tool_result=False)
     _seen(record, thread, session, sink)
-    uuid = as_str(record.get("uuid"))
-    key = f"claude-code:{uuid}:0" if uuid else session.keys.key(thread, json_text(record))
+    key = _key(record, thread, session)
     sink.add(
         make_entry(
             thread=thread,

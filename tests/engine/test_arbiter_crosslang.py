@@ -55,14 +55,6 @@ def test_a_translation_of_a_memory_is_a_duplicate(cc: Engine, old: str, new: str
     assert active(cc) == [old]
 
 
-@pytest.mark.parametrize(("old", "new"), KEPT)
-def test_an_uncertain_match_in_the_other_language_is_kept(cc: Engine, old: str, new: str) -> None:
-    cc.remember("cc", old, "project_fact")
-    result = cc.remember("cc", new, "project_fact")
-    assert result.decision == "add", result.reason
-    assert active(cc) == sorted([old, new])
-
-
 @pytest.mark.parametrize(("old", "new"), SUPERSEDE)
 def test_a_change_said_in_the_other_language_supersedes(cc: Engine, old: str, new: str) -> None:
     first = cc.remember("cc", old, "preference").memory
@@ -96,6 +88,7 @@ def test_a_contradiction_in_the_other_language_opens_a_conflict(
         ("Deployments no longer use GitHub Actions.", "推送代码用的 GitHub 令牌放在保险库里。"),
         # a different number on a different subject: both kept
         ("服务监听 9000 端口。", "The metrics exporter listens on port 9100."),
+        *KEPT,
     ],
 )
 def test_a_related_memory_in_the_other_language_is_added_without_a_conflict(
