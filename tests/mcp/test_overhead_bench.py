@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app import Engine
 from app.benchmarks.instant_engine import make_context_instant
+from app.benchmarks.mcp_overhead import Round, verdict
 from app.benchmarks.mcp_server_cpu import server_cpu_ms
 from app.host.connect import own_home
 from app.mcp.server import ENGINE_MS_META, run_tool
@@ -56,3 +57,40 @@ def test_the_instant_engine_repeats_the_real_answer_without_recalling_again(
     assert engine.memory(first.included_ids[0]).memory.recall_count == 2
     engine.context("A", query="部署时间")  # undone: the real engine answers again
     assert engine.memory(first.included_ids[0]).memory.recall_count == 3
+
+
+def _round(protocol: str, agents: str, overhead: float, host_part: float) -> Round:
+    return Round(
+        protocol=protocol,
+        agents=agents,
+        pace="together",
+        rtt=[overhead + 20] * 20,
+        engine=[20.0] * 20,
+        overhead=[overhead] * 20,
+        host_part=[host_part] * 20,
+        client_cpu_ms=2.5,
+        host_cpu_ms=5.0,
+        loop_cpu_ms=0.4,
+        load_before="1.0",
+        load_after="1.0",
+    )
+
+
+def test_the_verdict_checks_what_tapemind_adds_and_shows_the_sdk_clients_own_rows() -> None:
+    rounds = [
+        _round("TS SDK", "1", 3.0, 0.6),
+        _round("plain HTTP", "1", 1.0, 0.5),
+        _round("plain HTTP", "8", 6.0, 3.0),
+        _round("TS SDK", "8", 14.0, 7.5),
+        _round("TS SDK", "1+7", 9.0, 4.0),
+    ]
+    lines = verdict(rounds)
+    assert "1 agent, every client: p95 up to 3.0 ms: met" in lines[1]
+    assert "the plain client: p95 up to 6.0 ms: met" in lines[2]
+    assert "the host's part: p95 up to 7.5 ms: met" in lines[3]
+    # The SDK clients' own rows are shown, never counted as met or not.
+    assert "overhead p95 up to 14.0 ms" in lines[5] and "met" not in lines[5].lower()
+    assert "overhead p95 up to 9.0 ms" in lines[6]
+    # A slow host shows: the plain client over the target is not met.
+    slow = verdict([*rounds[:2], _round("plain HTTP", "8", 12.0, 11.0), rounds[3]])
+    assert "the plain client: p95 up to 12.0 ms: NOT MET" in slow[2]
