@@ -2,15 +2,19 @@
 over HTTP (through the host, with the agent's bearer token) and over stdio.
 
 Each format follows the client's own documentation and source:
-- Claude Code: `claude mcp add [--transport http|stdio] [--header "K: V"] NAME URL`, or
-  `claude mcp add NAME -- COMMAND ARGS...`; `.mcp.json` holds `{"mcpServers": {NAME:
+- Claude Code: `claude mcp add [--transport http|stdio] [--scope user] [--header "K: V"] NAME
+  URL`, or `claude mcp add NAME -- COMMAND ARGS...`. Without `--scope user` the server lands
+  in the local scope: `~/.claude.json` under the current project's path, so memory would
+  vanish as soon as the user starts claude in another folder. `.mcp.json` (at a project's
+  root, the project scope) holds `{"mcpServers": {NAME:
   {"type": "http", "url", "headers"} | {"type": "stdio", "command", "args"}}}` and expands
   `${VAR}` in `url`, `headers`, `command` and `args`. `.mcp.json` is meant to be committed
   with a project, so its HTTP snippet names the token's environment variable, never the
   token itself (`claude mcp add` writes to the user's own `~/.claude.json`).
 - Codex: `~/.codex/config.toml`, table `[mcp_servers.NAME]` with `url` and
   `bearer_token_env_var` (Codex refuses an inline `bearer_token`), or `command` and `args`;
-  `codex mcp add NAME -- COMMAND ARGS...` writes the stdio form.
+  `codex mcp add NAME --url URL --bearer-token-env-var VAR` writes the first,
+  `codex mcp add NAME -- COMMAND ARGS...` the second.
 - DeepChat: Settings → MCP → add a server, paste `{"mcpServers": {NAME: {...}}}`; its importer
   reads `type` (`stdio` | `sse` | `http`), `command`, `args`, `env`, `baseUrl` (or `url`),
   `customHeaders` (or `headers`), `descriptions` and `icons` of the first server.
@@ -24,6 +28,7 @@ import re
 import shlex
 import shutil
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +55,14 @@ def tapemind_command() -> str:
     if getattr(sys, "frozen", False):  # the bundle: `tapemind` sits beside this executable
         name = "tapemind.exe" if sys.platform == "win32" else "tapemind"
         return str(Path(sys.executable).with_name(name))
-    return shutil.which("tapemind") or "tapemind"
+    found = shutil.which("tapemind")
+    if found:
+        return found
+    # Not on PATH (a virtualenv that is not activated, `python -m app`): the script that
+    # pip installed beside this interpreter, which a client can launch by its path.
+    name = "tapemind.exe" if sys.platform == "win32" else "tapemind"
+    beside = Path(sysconfig.get_path("scripts")) / name
+    return str(beside) if beside.is_file() else "tapemind"
 
 
 def token_env_var(agent: str) -> str:
@@ -112,24 +124,29 @@ def snippets(
         Snippet(
             "Claude Code",
             "http",
-            "run in a shell (saved in your ~/.claude.json)",
-            f"claude mcp add --transport http {SERVER_NAME} {shlex.quote(url)} "
+            "run in a shell (saved in your ~/.claude.json, for all your projects)",
+            f"claude mcp add --transport http --scope user {SERVER_NAME} {shlex.quote(url)} "
             f"--header {shlex.quote('Authorization: ' + bearer)}",
         ),
         Snippet(
             "Claude Code",
             "http",
-            f".mcp.json (run `{export}` before starting claude)",
+            f".mcp.json at your project's root, for that project only (run `{export}` "
+            "before starting claude)",
             _json({"mcpServers": claude_http}),
         ),
         Snippet(
             "Claude Code",
             "stdio",
-            "run in a shell",
-            f"claude mcp add --transport stdio {SERVER_NAME} -- {shlex.join([exe, *args])}",
+            "run in a shell (saved in your ~/.claude.json, for all your projects)",
+            f"claude mcp add --transport stdio --scope user {SERVER_NAME} -- "
+            f"{shlex.join([exe, *args])}",
         ),
         Snippet(
-            "Claude Code", "stdio", ".mcp.json", _json({"mcpServers": {SERVER_NAME: stdio_entry}})
+            "Claude Code",
+            "stdio",
+            ".mcp.json at your project's root, for that project only",
+            _json({"mcpServers": {SERVER_NAME: stdio_entry}}),
         ),
         Snippet(
             "Codex",
@@ -141,6 +158,13 @@ def snippets(
         ),
         Snippet(
             "Codex",
+            "http",
+            f"run in a shell (saved in ~/.codex/config.toml; run `{export}` before starting codex)",
+            f"codex mcp add {SERVER_NAME} --url {shlex.quote(url)} "
+            f"--bearer-token-env-var {env_var}",
+        ),
+        Snippet(
+            "Codex",
             "stdio",
             "~/.codex/config.toml",
             f"[mcp_servers.{SERVER_NAME}]\ncommand = {toml_string(exe)}\nargs = [{toml_args}]",
@@ -148,7 +172,7 @@ def snippets(
         Snippet(
             "Codex",
             "stdio",
-            "run in a shell",
+            "run in a shell (saved in ~/.codex/config.toml)",
             f"codex mcp add {SERVER_NAME} -- {shlex.join([exe, *args])}",
         ),
         Snippet(

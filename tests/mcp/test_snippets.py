@@ -27,9 +27,12 @@ EXE = "/opt/tapemind/bin/tapemind"
 
 
 def pick(items: list[Snippet], client: str, transport: str, where: str) -> str:
-    """The text of the one snippet for this client and transport whose place names `where`."""
+    """The text of the one snippet for this client and transport whose place starts with
+    `where` ("run in a shell", ".mcp.json", "~/.codex/config.toml", "Settings → MCP")."""
     (text,) = [
-        s.text for s in items if (s.client, s.transport) == (client, transport) and where in s.where
+        s.text
+        for s in items
+        if (s.client, s.transport) == (client, transport) and s.where.startswith(where)
     ]
     return text
 
@@ -55,14 +58,18 @@ def test_every_snippet_parses_in_its_clients_format(made: list[Snippet], tmp_pat
     }
 
     # Claude Code: options before the name, the stdio command after `--`.
-    add_http = shlex.split(pick(made, "Claude Code", "http", "shell"))
+    add_http = shlex.split(pick(made, "Claude Code", "http", "run in a shell"))
+    # --scope user: memory follows the user into every project (the default, local scope,
+    # would keep it to the folder the command was run in).
     assert add_http == [
-        "claude", "mcp", "add", "--transport", "http", "tapemind",
+        "claude", "mcp", "add", "--transport", "http", "--scope", "user", "tapemind",
         "http://127.0.0.1:7821/mcp", "--header", "Authorization: Bearer tm_tok-EN_123",
     ]  # fmt: skip
-    add_stdio = shlex.split(pick(made, "Claude Code", "stdio", "shell"))
-    assert add_stdio[:6] == ["claude", "mcp", "add", "--transport", "stdio", "tapemind"]
-    assert add_stdio[6:] == ["--", EXE, *args]
+    add_stdio = shlex.split(pick(made, "Claude Code", "stdio", "run in a shell"))
+    assert add_stdio[:8] == [
+        "claude", "mcp", "add", "--transport", "stdio", "--scope", "user", "tapemind",
+    ]  # fmt: skip
+    assert add_stdio[8:] == ["--", EXE, *args]
     http = json.loads(pick(made, "Claude Code", "http", ".mcp.json"))["mcpServers"]["tapemind"]
     assert http == {
         "type": "http",
@@ -77,25 +84,41 @@ def test_every_snippet_parses_in_its_clients_format(made: list[Snippet], tmp_pat
 
     # Codex: a url table with the token's variable (Codex refuses an inline bearer_token),
     # a command table with no HTTP keys (Codex refuses a mix).
-    codex_http = tomllib.loads(pick(made, "Codex", "http", "config.toml"))
+    codex_http = tomllib.loads(pick(made, "Codex", "http", "~/.codex/config.toml"))
     assert codex_http == {
         "mcp_servers": {
             "tapemind": {"url": "http://127.0.0.1:7821/mcp", "bearer_token_env_var": var}
         }
     }
-    codex_stdio = tomllib.loads(pick(made, "Codex", "stdio", "config.toml"))
+    codex_stdio = tomllib.loads(pick(made, "Codex", "stdio", "~/.codex/config.toml"))
     assert codex_stdio == {"mcp_servers": {"tapemind": {"command": EXE, "args": args}}}
-    assert shlex.split(pick(made, "Codex", "stdio", "shell")) == [
+    assert shlex.split(pick(made, "Codex", "stdio", "run in a shell")) == [
         "codex", "mcp", "add", "tapemind", "--", EXE, *args,
     ]  # fmt: skip
+    assert shlex.split(pick(made, "Codex", "http", "run in a shell")) == [
+        "codex", "mcp", "add", "tapemind", "--url", "http://127.0.0.1:7821/mcp",
+        "--bearer-token-env-var", var,
+    ]  # fmt: skip
+    # Every snippet says where it goes: a file by its path, or the shell with what it writes.
+    for s in made:
+        assert s.where.startswith(
+            (
+                "run in a shell (saved in",
+                ".mcp.json at your project's root",
+                "~/.codex/config.toml",
+                "Settings → MCP",
+            )
+        ), s.where
 
     # DeepChat reads the first server of mcpServers: type, baseUrl, customHeaders / command.
-    deepchat_http = json.loads(pick(made, "DeepChat", "http", "MCP"))["mcpServers"]
+    deepchat_http = json.loads(pick(made, "DeepChat", "http", "Settings → MCP"))["mcpServers"]
     assert list(deepchat_http) == ["tapemind"]
     entry = deepchat_http["tapemind"]
     assert entry["type"] == "http" and entry["baseUrl"] == "http://127.0.0.1:7821/mcp"
     assert entry["customHeaders"] == {"Authorization": "Bearer tm_tok-EN_123"}
-    deepchat_stdio = json.loads(pick(made, "DeepChat", "stdio", "MCP"))["mcpServers"]["tapemind"]
+    deepchat_stdio = json.loads(pick(made, "DeepChat", "stdio", "Settings → MCP"))["mcpServers"][
+        "tapemind"
+    ]
     assert deepchat_stdio["type"] == "stdio"
     assert (deepchat_stdio["command"], deepchat_stdio["args"]) == (EXE, args)
 
@@ -141,14 +164,18 @@ def test_what_each_http_snippet_configures_reaches_the_agents_memory(served: tup
     made = snippets(AGENT, token, f"{base}/mcp", home, command=EXE)
     var = token_env_var(AGENT)
     claude = json.loads(expand(pick(made, "Claude Code", "http", ".mcp.json"), {var: token}))
-    codex = tomllib.loads(pick(made, "Codex", "http", "config.toml"))["mcp_servers"]["tapemind"]
-    deepchat = json.loads(pick(made, "DeepChat", "http", "MCP"))["mcpServers"]["tapemind"]
-    cli_args = shlex.split(pick(made, "Claude Code", "http", "shell"))
-    header_name, header_value = cli_args[8].split(": ", 1)
+    codex = tomllib.loads(pick(made, "Codex", "http", "~/.codex/config.toml"))["mcp_servers"][
+        "tapemind"
+    ]
+    deepchat = json.loads(pick(made, "DeepChat", "http", "Settings → MCP"))["mcpServers"][
+        "tapemind"
+    ]
+    cli_args = shlex.split(pick(made, "Claude Code", "http", "run in a shell"))
+    header_name, header_value = cli_args[cli_args.index("--header") + 1].split(": ", 1)
     claude_server = claude["mcpServers"]["tapemind"]
     codex_token = {var: token}[codex["bearer_token_env_var"]]  # what the shell exported
     configured = {
-        "claude mcp add": (cli_args[6], {header_name: header_value}),
+        "claude mcp add": (cli_args[8], {header_name: header_value}),
         ".mcp.json": (claude_server["url"], claude_server["headers"]),
         "codex": (codex["url"], {"Authorization": f"Bearer {codex_token}"}),
         "deepchat": (deepchat["baseUrl"], deepchat["customHeaders"]),
@@ -184,3 +211,21 @@ def test_what_the_stdio_snippet_launches_reaches_the_agents_memory(served: tuple
             return await remember_and_recall(client, "stdio 片段也能用")
 
     assert "stdio 片段也能用" in anyio.run(use)
+
+
+def test_the_stdio_command_is_the_installed_script_when_tapemind_is_not_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A virtualenv that is not activated (or `python -m app`): a bare `tapemind` would not
+    # start from a desktop client, the script pip put beside this interpreter does.
+    import app.mcp.snippets as module
+
+    monkeypatch.setattr(module.shutil, "which", lambda name: None)
+    monkeypatch.setattr(module.sysconfig, "get_path", lambda name: str(tmp_path))
+    assert module.tapemind_command() == "tapemind"  # nothing installed there either
+    script = tmp_path / ("tapemind.exe" if sys.platform == "win32" else "tapemind")
+    script.write_text("#!/bin/sh\n")
+    assert module.tapemind_command() == str(script)
+    made = snippets("A", "tm_x", "http://127.0.0.1:7821/mcp", tmp_path)
+    stdio = json.loads(pick(made, "Claude Code", "stdio", ".mcp.json"))["mcpServers"]["tapemind"]
+    assert stdio["command"] == str(script)
