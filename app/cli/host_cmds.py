@@ -172,32 +172,69 @@ def skill() -> None:
     """The Tapemind skill: a short manual that tells agents how to use their memory."""
 
 
+SKILL_NAME = "tapemind-memory"
+
+
 @skill.command("install")
 @click.option(
     "--target",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Skills directory, e.g. ~/.claude/skills or .claude/skills.",
+    help="Skills directory: ~/.claude/skills (Claude Code), ~/.agents/skills (Codex), or a "
+    "project's .claude/skills or .agents/skills.",
+)
+@click.option(
+    "--force", is_flag=True, help="Replace an installed copy that differs (e.g. was edited)."
 )
 @json_option
 @pass_state
-def skill_install(state: State, target: Path) -> None:
+def skill_install(state: State, target: Path, force: bool) -> None:
     """Copy the tapemind-memory skill into TARGET/tapemind-memory/."""
-    source = resources.files("resources") / "skills" / "tapemind-memory"
-    dest = target.expanduser() / "tapemind-memory"
-    copied: list[str] = []
+    source = resources.files("resources") / "skills" / SKILL_NAME
+    target = target.expanduser()
+    # `--target ~/.claude/skills/tapemind-memory` means that folder: a skill one level
+    # deeper (…/tapemind-memory/tapemind-memory/SKILL.md) is found by no client.
+    dest = target if target.name == SKILL_NAME else target / SKILL_NAME
+    shipped = {
+        item.name: item.read_bytes()
+        for item in source.iterdir()
+        if item.is_file() and not item.name.startswith(("_", "."))
+    }
     with writing_to(dest, "--target"):
+        differs = [
+            name
+            for name, body in shipped.items()
+            if (dest / name).is_file() and (dest / name).read_bytes() != body
+        ]
+        if differs and not force:
+            # Never overwrite silently: the owner may have edited the manual.
+            raise InvalidInput(
+                f"{dest / differs[0]} differs from the skill of this Tapemind version "
+                "(edited, or installed by another version), so it was left as it is. "
+                "Keep a copy of your changes, then run again with --force to replace it."
+            )
+        fresh = [n for n in shipped if not (dest / n).is_file()]
         dest.mkdir(parents=True, exist_ok=True)
-        for item in source.iterdir():
-            if item.is_file() and not item.name.startswith(("_", ".")):
-                with resources.as_file(item) as real:
-                    shutil.copyfile(real, dest / item.name)
-                copied.append(item.name)
-    result: dict[str, Any] = {"installed": str(dest), "files": sorted(copied)}
+        for name in [*differs, *fresh]:
+            (dest / name).write_bytes(shipped[name])
+    status = "updated" if differs else "installed" if fresh else "unchanged"
+    result: dict[str, Any] = {"installed": str(dest), "files": sorted(shipped), "status": status}
     if state.as_json:
         emit_json(result)
+        return
+    if status == "unchanged":
+        click.echo(f"The tapemind-memory skill in {dest} is already up to date.")
     else:
-        click.echo(f"Installed the tapemind-memory skill in {dest}.")
+        click.echo(
+            f"{'Updated' if differs else 'Installed'} the tapemind-memory skill in "
+            f"{dest / 'SKILL.md'}. Start a new Claude Code or Codex session to load it."
+        )
+    if dest.parent.name != "skills":
+        click.echo(
+            "Note: Claude Code and Codex look for skills in a folder named skills "
+            "(~/.claude/skills, ~/.agents/skills, or a project's .claude/skills).",
+            err=True,
+        )
 
 
 def register(cli: click.Group) -> None:
