@@ -52,3 +52,24 @@ def test_unknown_ids_and_names_say_where_an_agent_finds_real_ones(engine: Engine
     assert secret.is_error
     text = secret.content[0].text
     assert "ask them to store it" in text and "tapemind" not in text
+
+
+def test_a_missing_tape_entry_points_the_agent_to_where_ids_come_from(engine: Engine) -> None:
+    engine.add_agent("A")
+    refused = run_tool(engine, "A", "tape", {"around": 4242})
+    assert refused.is_error
+    text = refused.content[0].text
+    assert "No entry 4242 on your tape" in text and "`append`" in text
+    assert "tapemind" not in text
+
+
+def test_an_agent_the_home_lacks_is_for_the_user_to_fix_not_the_model(engine: Engine) -> None:
+    # `tapemind mcp --agent 助手` on a home without 助手: every call says it is a setup
+    # problem the model cannot solve with arguments, and what the user does about it.
+    refused = run_tool(engine, "助手", "context", {"query": "部署"})
+    assert refused.is_error
+    text = refused.content[0].text
+    assert "acts for agent '助手'" in text and "no argument can change that" in text
+    assert "Tell the user" in text and "`tapemind agent add 助手`" in text
+    with pytest.raises(NotFound, match="tapemind agent list"):  # the CLI's message stays
+        engine.agent("助手")
