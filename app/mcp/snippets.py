@@ -17,7 +17,8 @@ Each format follows the client's own documentation and source:
   `codex mcp add NAME -- COMMAND ARGS...` the second.
 - DeepChat: Settings → MCP → add a server, paste `{"mcpServers": {NAME: {...}}}`; its importer
   reads `type` (`stdio` | `sse` | `http`), `command`, `args`, `env`, `baseUrl` (or `url`),
-  `customHeaders` (or `headers`), `descriptions` and `icons` of the first server.
+  `customHeaders` (or `headers`), `descriptions` and `icons` of the first server, and adds
+  the server switched off (`enabled: false`) until the user turns it on.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ from pathlib import Path
 DEFAULT_PORT = 7821
 SERVER_NAME = "tapemind"
 DESCRIPTION = "Tapemind: long-term memory (call `context` first in every turn)"
+DEEPCHAT_WHERE = (
+    "Settings → MCP → add server → paste the JSON, then switch the server on (DeepChat "
+    "adds a server switched off)"
+)
 
 
 @dataclass(frozen=True)
@@ -178,13 +183,13 @@ def snippets(
         Snippet(
             "DeepChat",
             "http",
-            "Settings → MCP → add server → paste the JSON",
+            DEEPCHAT_WHERE,
             _json({"mcpServers": deepchat_http}),
         ),
         Snippet(
             "DeepChat",
             "stdio",
-            "Settings → MCP → add server → paste the JSON",
+            DEEPCHAT_WHERE,
             _json({"mcpServers": deepchat_stdio}),
         ),
     ]

@@ -120,6 +120,10 @@ def test_every_snippet_parses_in_its_clients_format(made: list[Snippet], tmp_pat
         "tapemind"
     ]
     assert deepchat_stdio["type"] == "stdio"
+    # DeepChat adds a pasted server switched off: the instructions say to switch it on.
+    for s in made:
+        if s.client == "DeepChat":
+            assert "switch the server on" in s.where
     assert (deepchat_stdio["command"], deepchat_stdio["args"]) == (EXE, args)
 
 
