@@ -73,3 +73,20 @@ def test_an_agent_the_home_lacks_is_for_the_user_to_fix_not_the_model(engine: En
     assert "Tell the user" in text and "`tapemind agent add 助手`" in text
     with pytest.raises(NotFound, match="tapemind agent list"):  # the CLI's message stays
         engine.agent("助手")
+
+
+def test_request_secret_says_what_each_status_means_and_pending_is_one(engine: Engine) -> None:
+    # Without wait_seconds the owner has not answered yet: the agent must know that
+    # `pending` means "ask again later", which the description tells it.
+    from app.mcp.tools import TOOLS
+
+    engine.add_agent("A")
+    engine.set_secret("GITHUB_TOKEN", "ghp_示例value")
+    asked = run_tool(engine, "A", "request_secret", {"name": "GITHUB_TOKEN", "reason": "推送标签"})
+    assert asked.structured_content is not None
+    assert asked.structured_content["status"] == "pending"
+    module = TOOLS["request_secret"]
+    for status in ("allowed", "denied", "pending", "expired"):
+        assert f"{status} (" in module.DESCRIPTION, status
+    wait = module.Args.model_json_schema()["properties"]["wait_seconds"]["description"]
+    assert "default 0" in wait and "pending" in wait
