@@ -36,6 +36,15 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
 
     Importing the same history again adds nothing; malformed lines are reported
     and skipped.
+
+    \b
+    Where histories usually are:
+      claude-code  ~/.claude/projects (or one project's folder, or one .jsonl)
+      codex        ~/.codex/sessions
+      chatgpt      the export ZIP from ChatGPT (Settings → Data controls → Export
+                   data), or the conversations.json inside it
+      jsonl        your own file: one JSON object per line, {"thread", "role",
+                   "text"} and optionally "turn", "kind", "time", "id", "meta"
     """
     try:
         batch = parse_history(fmt, path.expanduser())

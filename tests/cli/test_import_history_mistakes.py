@@ -62,3 +62,9 @@ def test_a_big_history_says_what_it_is_adding_before_it_is_done(ready, tmp_path:
     result = ready("import-history", "--agent", "cc", "--from", "jsonl", str(path))
     assert "Adding 2000 entries from 20 thread(s) to the tape of agent cc" in result.stderr
     assert "Imported 2000 entries from 20 thread(s)" in result.stdout
+
+
+def test_help_says_where_each_history_usually_is(run) -> None:
+    text = run("import-history", "--help").stdout
+    for where in ("~/.claude/projects", "~/.codex/sessions", "export ZIP", '"thread", "role"'):
+        assert where in text, where
