@@ -133,8 +133,10 @@ def _mcp_url(state: State) -> str:
     from ..host.lock import read_holder
 
     holder = read_holder(home_path(state)) or {}
-    base = holder.get("url") or f"http://127.0.0.1:{DEFAULT_PORT}"
-    return f"{base}/mcp"
+    # An agent's stdio server that owns the home serves it on a passing port: a client
+    # configured with that URL would break when it exits. Hosts keep theirs.
+    base = holder.get("url") if holder.get("role") != "mcp" else None
+    return f"{base or f'http://127.0.0.1:{DEFAULT_PORT}'}/mcp"
 
 
 @click.command("token")
@@ -160,7 +162,7 @@ def token(state: State, name: str, rotate: bool) -> None:
         )
         return
     click.echo(f"Agent {name}: {'new token' if issued.issued else 'token'} {issued.token}")
-    click.echo(f"MCP endpoint (while `tapemind serve` runs): {url}")
+    click.echo(f"MCP endpoint (while `tapemind serve` or the desktop app runs): {url}")
     for s in items:
         click.echo(f"\n## {s.client}, {s.transport} — {s.where}")
         click.echo(s.text)

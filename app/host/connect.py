@@ -110,7 +110,7 @@ def own_home(
         with contextlib.suppress(HomeBusy):
             lock.acquire(wait_s=2.0 if not (read_holder(path) or {}).get("url") else 0.0)
         if not lock.held:
-            raise HomeBusy(busy_message(path, read_holder(path)))
+            raise HomeBusy(busy_message(path, read_holder(path), role))
     try:
         return Engine.open(path, **engine_options), lock
     except BaseException:
