@@ -90,3 +90,24 @@ def test_request_secret_says_what_each_status_means_and_pending_is_one(engine: E
         assert f"{status} (" in module.DESCRIPTION, status
     wait = module.Args.model_json_schema()["properties"]["wait_seconds"]["description"]
     assert "default 0" in wait and "pending" in wait
+
+
+def test_the_type_mistakes_models_make_most_get_a_hint_once(engine: Engine) -> None:
+    # `context` shows memories as [m12]; models copy the prefix, quote numbers and send a
+    # list as a string of JSON. Each error says how to write it, once per call.
+    engine.add_agent("A")
+
+    def text(tool: str, args: dict) -> str:
+        result = run_tool(engine, "A", tool, args)
+        assert result.is_error
+        return str(result.content[0].text)
+
+    used = text("used", {"turn": "t1", "memory_ids": ["m12", "m13"]})
+    assert "memory_ids.0" in used and "memory_ids.1" in used
+    assert used.count("[m12] is 12") == 1
+    assert "[m12] is 12" in text("memory", {"id": "m3"})
+    assert "without quotes" in text("context", {"budget": "500"})
+    assert "without quotes" in text("tape", {"around": "17"})
+    listed = text("append", {"entries": '[{"thread": "t", "role": "user", "text": "你好"}]'})
+    assert "a JSON array itself, not a string" in listed
+    assert "你好" not in listed  # the values sent are never echoed
