@@ -46,6 +46,10 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
       jsonl        your own file: one JSON object per line, {"thread", "role",
                    "text"} and optionally "turn", "kind", "time", "id", "meta"
     """
+    engine = state.engine()
+    # An unknown agent is reported before anything is written, and before a big history
+    # is read (minutes for years of sessions) only to be refused.
+    engine.agent(agent)
     try:
         batch = parse_history(fmt, path.expanduser())
     except FileNotFoundError:
@@ -69,8 +73,6 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
             "Check the path and --from (claude-code, codex, chatgpt or jsonl)."
         )
 
-    engine = state.engine()
-    engine.agent(agent)  # an unknown agent is reported before anything is written
     entries = [
         NewEntry(
             thread=e.thread,

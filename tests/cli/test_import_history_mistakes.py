@@ -68,3 +68,13 @@ def test_help_says_where_each_history_usually_is(run) -> None:
     text = run("import-history", "--help").stdout
     for where in ("~/.claude/projects", "~/.codex/sessions", "export ZIP", '"thread", "role"'):
         assert where in text, where
+
+
+def test_an_unknown_agent_is_named_before_the_history_is_read(ready, tmp_path: Path) -> None:
+    # A typo in --agent is reported at once, not after reading years of sessions (here
+    # the path does not even exist: the agent comes first).
+    result = ready(
+        "import-history", "--agent", "ghost", "--from", "jsonl", str(tmp_path / "nope.jsonl"),
+        ok=False,
+    )  # fmt: skip
+    assert result.exit_code == 3 and "No agent named 'ghost'" in result.stderr
