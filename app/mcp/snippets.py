@@ -81,6 +81,14 @@ def token_env_var(agent: str) -> str:
     return "TAPEMIND_TOKEN_" + "_".join(parts)
 
 
+def set_variable(name: str, value: str) -> str:
+    """The shell line that sets environment variable `name` for what starts after it:
+    PowerShell's on Windows (where `export` means nothing), POSIX `export` elsewhere."""
+    if sys.platform == "win32":
+        return f'$env:{name}="{value}"'  # tokens are URL-safe base64: nothing to escape
+    return f"export {name}={shlex.quote(value)}"
+
+
 def toml_string(text: str) -> str:
     """`text` as a TOML basic string (JSON's escapes, plus DEL, which TOML also forbids raw)."""
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007F")
@@ -98,7 +106,7 @@ def snippets(
     exe = command or tapemind_command()
     args = stdio_args(home, agent)
     env_var = token_env_var(agent)
-    export = f"export {env_var}={token}"
+    export = set_variable(env_var, token)
     stdio_entry = {"type": "stdio", "command": exe, "args": args}
     claude_http = {
         SERVER_NAME: {

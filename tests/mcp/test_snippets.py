@@ -233,3 +233,17 @@ def test_the_stdio_command_is_the_installed_script_when_tapemind_is_not_on_path(
     made = snippets("A", "tm_x", "http://127.0.0.1:7821/mcp", tmp_path)
     stdio = json.loads(pick(made, "Claude Code", "stdio", ".mcp.json"))["mcpServers"]["tapemind"]
     assert stdio["command"] == str(script)
+
+
+def test_the_token_variable_is_set_the_way_the_users_shell_does_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import app.mcp.snippets as module
+
+    var = token_env_var("A")
+    monkeypatch.setattr(module.sys, "platform", "linux")
+    posix = snippets("A", "tm_abc-_1", "http://127.0.0.1:7821/mcp", Path("/h"), command=EXE)
+    assert f"`export {var}=tm_abc-_1`" in next(s.where for s in posix if s.client == "Codex")
+    monkeypatch.setattr(module.sys, "platform", "win32")
+    win = snippets("A", "tm_abc-_1", "http://127.0.0.1:7821/mcp", Path("/h"), command=EXE)
+    assert f'`$env:{var}="tm_abc-_1"`' in next(s.where for s in win if s.client == "Codex")
