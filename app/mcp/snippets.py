@@ -33,13 +33,11 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+from .snippet_places import DESCRIPTIONS, place
+
 DEFAULT_PORT = 7821
 SERVER_NAME = "tapemind"
-DESCRIPTION = "Tapemind: long-term memory (call `context` first in every turn)"
-DEEPCHAT_WHERE = (
-    "Settings → MCP → add server → paste the JSON, then switch the server on (DeepChat "
-    "adds a server switched off)"
-)
+DESCRIPTION = DESCRIPTIONS["en"]
 
 
 @dataclass(frozen=True)
@@ -99,9 +97,16 @@ def _json(value: object) -> str:
 
 
 def snippets(
-    agent: str, token: str, url: str, home: Path, *, command: str | None = None
+    agent: str,
+    token: str,
+    url: str,
+    home: Path,
+    *,
+    command: str | None = None,
+    lang: str = "en",
 ) -> list[Snippet]:
-    """Every snippet for `agent`; `url` is the host's MCP endpoint (…/mcp)."""
+    """Every snippet for `agent`; `url` is the host's MCP endpoint (…/mcp); `lang` (en or
+    zh) is the language of where each goes, and of DeepChat's description."""
     bearer = f"Bearer {token}"
     exe = command or tapemind_command()
     args = stdio_args(home, agent)
@@ -120,7 +125,7 @@ def snippets(
             "type": "http",
             "baseUrl": url,
             "customHeaders": {"Authorization": bearer},
-            "descriptions": DESCRIPTION,
+            "descriptions": DESCRIPTIONS.get(lang, DESCRIPTION),
             "icons": "🧠",
         }
     }
@@ -128,7 +133,7 @@ def snippets(
         SERVER_NAME: {
             **stdio_entry,
             "env": {},
-            "descriptions": DESCRIPTION,
+            "descriptions": DESCRIPTIONS.get(lang, DESCRIPTION),
             "icons": "🧠",
         }
     }
@@ -137,34 +142,33 @@ def snippets(
         Snippet(
             "Claude Code",
             "http",
-            "run in a shell (saved in your ~/.claude.json, for all your projects)",
+            place(lang, "claude_shell"),
             f"claude mcp add --transport http --scope user {SERVER_NAME} {shlex.quote(url)} "
             f"--header {shlex.quote('Authorization: ' + bearer)}",
         ),
         Snippet(
             "Claude Code",
             "http",
-            f".mcp.json at your project's root, for that project only (run `{export}` "
-            "before starting claude)",
+            place(lang, "claude_project", export),
             _json({"mcpServers": claude_http}),
         ),
         Snippet(
             "Claude Code",
             "stdio",
-            "run in a shell (saved in your ~/.claude.json, for all your projects)",
+            place(lang, "claude_shell"),
             f"claude mcp add --transport stdio --scope user {SERVER_NAME} -- "
             f"{shlex.join([exe, *args])}",
         ),
         Snippet(
             "Claude Code",
             "stdio",
-            ".mcp.json at your project's root, for that project only",
+            place(lang, "claude_project"),
             _json({"mcpServers": {SERVER_NAME: stdio_entry}}),
         ),
         Snippet(
             "Codex",
             "http",
-            f"~/.codex/config.toml (run `{export}` before starting codex)",
+            place(lang, "codex_file", export),
             f"[mcp_servers.{SERVER_NAME}]\n"
             f"url = {toml_string(url)}\n"
             f"bearer_token_env_var = {toml_string(env_var)}",
@@ -172,32 +176,32 @@ def snippets(
         Snippet(
             "Codex",
             "http",
-            f"run in a shell (saved in ~/.codex/config.toml; run `{export}` before starting codex)",
+            place(lang, "codex_shell", export),
             f"codex mcp add {SERVER_NAME} --url {shlex.quote(url)} "
             f"--bearer-token-env-var {env_var}",
         ),
         Snippet(
             "Codex",
             "stdio",
-            "~/.codex/config.toml",
+            place(lang, "codex_file"),
             f"[mcp_servers.{SERVER_NAME}]\ncommand = {toml_string(exe)}\nargs = [{toml_args}]",
         ),
         Snippet(
             "Codex",
             "stdio",
-            "run in a shell (saved in ~/.codex/config.toml)",
+            place(lang, "codex_shell"),
             f"codex mcp add {SERVER_NAME} -- {shlex.join([exe, *args])}",
         ),
         Snippet(
             "DeepChat",
             "http",
-            DEEPCHAT_WHERE,
+            place(lang, "deepchat"),
             _json({"mcpServers": deepchat_http}),
         ),
         Snippet(
             "DeepChat",
             "stdio",
-            DEEPCHAT_WHERE,
+            place(lang, "deepchat"),
             _json({"mcpServers": deepchat_stdio}),
         ),
     ]

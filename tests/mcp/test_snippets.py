@@ -247,3 +247,19 @@ def test_the_token_variable_is_set_the_way_the_users_shell_does_it(
     monkeypatch.setattr(module.sys, "platform", "win32")
     win = snippets("A", "tm_abc-_1", "http://127.0.0.1:7821/mcp", Path("/h"), command=EXE)
     assert f'`$env:{var}="tm_abc-_1"`' in next(s.where for s in win if s.client == "Codex")
+
+
+def test_a_chinese_user_reads_where_each_snippet_goes_in_chinese(tmp_path: Path) -> None:
+    en = snippets(AGENT, "tm_tok", "http://127.0.0.1:7821/mcp", tmp_path, command=EXE)
+    zh = snippets(AGENT, "tm_tok", "http://127.0.0.1:7821/mcp", tmp_path, command=EXE, lang="zh")
+    assert [(s.client, s.transport, s.text) for s in en if s.client != "DeepChat"] == [
+        (s.client, s.transport, s.text) for s in zh if s.client != "DeepChat"
+    ]  # the same configuration, only the words around it change
+    var = token_env_var(AGENT)
+    for e, z in zip(en, zh, strict=True):
+        assert re.search(r"[\u4e00-\u9fff]", z.where), z.where
+        assert (f"export {var}=tm_tok" in e.where) == (f"export {var}=tm_tok" in z.where)
+        for path in ("~/.claude.json", ".mcp.json", "~/.codex/config.toml"):
+            assert (path in e.where) == (path in z.where), (e.where, z.where)
+    deepchat = json.loads(next(s.text for s in zh if s.client == "DeepChat"))
+    assert "长期记忆" in deepchat["mcpServers"]["tapemind"]["descriptions"]
