@@ -59,12 +59,14 @@ _MEMORY_ID_ARGUMENTS = frozenset({"id", "memory_ids", "parents"})
 
 def _type_hint(err: Any) -> str:
     """What models most often get wrong about a type: a quoted number, a memory id copied
-    with its [m12] prefix, a list sent as a string of JSON (strict arguments refuse all)."""
-    if err["type"] == "int_type":
+    with its [m12] prefix, a list sent as a string of JSON (strict arguments refuse all).
+    Only the kind of the value sent is looked at; the value itself is never shown."""
+    sent = err.get("input")
+    if err["type"] == "int_type" and isinstance(sent, str | float):
         if _MEMORY_ID_ARGUMENTS & {str(p) for p in err["loc"]}:
             return ' (a memory id is a bare number: [m12] is 12, not "m12" or "12")'
         return " (a whole number, without quotes or decimals)"
-    if err["type"] == "list_type":
+    if err["type"] == "list_type" and isinstance(sent, str):
         return " (a JSON array itself, not a string holding one)"
     return ""
 
@@ -73,7 +75,8 @@ def describe_validation(tool: str, exc: ValidationError) -> str:
     """Which arguments are wrong and why, without echoing the values sent."""
     problems = []
     hinted: set[str] = set()  # each hint once, not once per element of a list
-    for err in exc.errors(include_input=False, include_url=False):
+    # The input is read for _type_hint's kind of value only; no message includes it.
+    for err in exc.errors(include_url=False):
         where = ".".join(str(p) for p in err["loc"]) or "arguments"
         if err["type"] == "extra_forbidden":
             hint = "unknown argument"

@@ -153,3 +153,34 @@ def test_serve_refused_by_an_agents_stdio_server_says_to_quit_that_client(
     assert "Quit that client" in refused and f"end pid {pid}" in refused
     assert "or run `tapemind serve`" not in refused  # the advice it was given to follow
     assert f"http://127.0.0.1:{DEFAULT_PORT}/mcp" in token
+
+
+def test_an_agent_told_the_home_is_busy_learns_to_wait_not_to_stop_anyone(
+    two_agents: Path,
+) -> None:
+    # A long `tapemind import-history` holds the home with no host running: a stdio
+    # server's call waits, then tells the model what it can do (wait, tell the user).
+    import anyio
+    from mcp import Client
+
+    from app.mcp.server import build_server
+
+    holder = HomeLock(two_agents, "cli")
+    assert holder.try_acquire()
+    try:
+        server = build_server(
+            lambda: open_home(two_agents, role="mcp", wait_s=0.2).engine, lambda ctx: "A"
+        )
+
+        async def call() -> str:
+            async with Client(server) as client:
+                result = await client.call_tool("context", {"query": "部署"})
+                assert result.is_error
+                return str(result.content[0].text)
+
+        text = anyio.run(call)
+    finally:
+        holder.release()
+    assert f"cli pid {holder.info['pid']}" in text
+    assert "call again in a minute" in text and "tell the user" in text
+    assert "stop that one" not in text  # the person's advice, not the model's
