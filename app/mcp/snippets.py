@@ -12,7 +12,8 @@ Each format follows the client's own documentation and source:
   with a project, so its HTTP snippet names the token's environment variable, never the
   token itself (`claude mcp add` writes to the user's own `~/.claude.json`).
 - Codex: `~/.codex/config.toml`, table `[mcp_servers.NAME]` with `url` and
-  `bearer_token_env_var` (Codex refuses an inline `bearer_token`), or `command` and `args`;
+  `bearer_token_env_var` (Codex refuses an inline `bearer_token`), or `command`, `args` and
+  `env_vars` (names of variables passed through: Codex clears the rest);
   `codex mcp add NAME --url URL --bearer-token-env-var VAR` writes the first,
   `codex mcp add NAME -- COMMAND ARGS...` the second.
 - DeepChat: Settings → MCP → add a server, paste `{"mcpServers": {NAME: {...}}}`; its importer
@@ -36,6 +37,17 @@ from pathlib import Path
 from .snippet_places import DESCRIPTIONS, place
 
 DEFAULT_PORT = 7821
+# Codex starts a stdio server with a handful of variables (HOME, PATH, USER, LANG, …).
+# When no host runs, `tapemind mcp` owns the home and needs these: the desktop keyring's
+# session bus (Linux) or the vault passphrase, or every append and `remember` is refused
+# (a vault with secrets must check text for them); the LLM arbiter's and embedder's keys.
+CODEX_PASSED_VARIABLES = (
+    "DBUS_SESSION_BUS_ADDRESS",
+    "XDG_RUNTIME_DIR",
+    "TAPEMIND_VAULT_PASSPHRASE",
+    "TAPEMIND_LLM_API_KEY",
+    "TAPEMIND_EMBED_API_KEY",
+)
 SERVER_NAME = "tapemind"
 DESCRIPTION = DESCRIPTIONS["en"]
 
@@ -184,7 +196,8 @@ def snippets(
             "Codex",
             "stdio",
             place(lang, "codex_file"),
-            f"[mcp_servers.{SERVER_NAME}]\ncommand = {toml_string(exe)}\nargs = [{toml_args}]",
+            f"[mcp_servers.{SERVER_NAME}]\ncommand = {toml_string(exe)}\nargs = [{toml_args}]\n"
+            f"env_vars = [{', '.join(toml_string(v) for v in CODEX_PASSED_VARIABLES)}]",
         ),
         Snippet(
             "Codex",

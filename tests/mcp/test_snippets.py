@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from app import Engine
-from app.mcp.snippets import Snippet, snippets, token_env_var
+from app.mcp.snippets import CODEX_PASSED_VARIABLES, Snippet, snippets, token_env_var
 
 from .mcp_helpers import ROOT, data, env, start_serve, stop
 
@@ -91,7 +91,11 @@ def test_every_snippet_parses_in_its_clients_format(made: list[Snippet], tmp_pat
         }
     }
     codex_stdio = tomllib.loads(pick(made, "Codex", "stdio", "~/.codex/config.toml"))
-    assert codex_stdio == {"mcp_servers": {"tapemind": {"command": EXE, "args": args}}}
+    assert codex_stdio == {
+        "mcp_servers": {
+            "tapemind": {"command": EXE, "args": args, "env_vars": list(CODEX_PASSED_VARIABLES)}
+        }
+    }
     assert shlex.split(pick(made, "Codex", "stdio", "run in a shell")) == [
         "codex", "mcp", "add", "tapemind", "--", EXE, *args,
     ]  # fmt: skip
@@ -263,3 +267,56 @@ def test_a_chinese_user_reads_where_each_snippet_goes_in_chinese(tmp_path: Path)
             assert (path in e.where) == (path in z.where), (e.where, z.where)
     deepchat = json.loads(next(s.text for s in zh if s.client == "DeepChat"))
     assert "长期记忆" in deepchat["mcpServers"]["tapemind"]["descriptions"]
+
+
+# What Codex gives a stdio server besides its `env_vars` (codex-rs rmcp-client's list).
+CODEX_DEFAULT_VARIABLES = ("HOME", "LOGNAME", "PATH", "SHELL", "USER", "LANG", "LC_ALL", "TERM")
+
+
+def test_codex_launches_the_stdio_server_with_what_the_vault_needs(two_agents: Path) -> None:
+    # No host runs, so the server Codex starts owns the home; its vault holds a secret, so
+    # every append must be checked for it, which needs the vault open in that process.
+    from .mcp_helpers import cli
+
+    cli(two_agents, "vault", "set", "GITHUB_TOKEN", stdin="ghp_示例value\n")
+    codex = tomllib.loads(
+        pick(
+            snippets("A", "tm_x", "http://127.0.0.1:1/mcp", two_agents, command=EXE),
+            "Codex",
+            "stdio",
+            "~/.codex/config.toml",
+        )
+    )
+    passed = codex["mcp_servers"]["tapemind"]["env_vars"]
+    ours = env()  # the user's shell: it holds the vault passphrase
+
+    def launched_by_codex(names: list[str]) -> str:
+        kept = {k: ours[k] for k in (*CODEX_DEFAULT_VARIABLES, *names) if k in ours}
+        kept["PYTHONPATH"] = str(ROOT)  # this checkout, where Codex would run `tapemind`
+        # No test touches a real keychain; it stands for a keyring the server cannot reach.
+        kept["PYTHON_KEYRING_BACKEND"] = ours["PYTHON_KEYRING_BACKEND"]
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=[
+                "-c",
+                "from app.cli.main import main; main()",
+                *codex["mcp_servers"]["tapemind"]["args"],
+            ],
+            env=kept,
+            cwd=str(ROOT),
+        )
+
+        async def turn() -> str:
+            async with Client(params) as client:
+                result = await client.call_tool(
+                    "append",
+                    {"entries": [{"thread": "t", "role": "user", "text": "token ghp_示例value"}]},
+                )
+                return "error: " + result.content[0].text if result.is_error else "stored"
+
+        return anyio.run(turn)
+
+    assert "vault" in launched_by_codex([])  # Codex's own few variables: refused
+    assert launched_by_codex(passed) == "stored"
+    (entry,) = json.loads(cli(two_agents, "--json", "tape", "show", "--agent", "A").stdout)
+    assert entry["text"] == "token [secret:GITHUB_TOKEN]"  # checked, and the value kept out
