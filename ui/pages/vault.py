@@ -84,7 +84,8 @@ def load_vault(engine: Any) -> VaultView:
     if callable(getattr(engine, "grants", None)):
         for g in engine.grants(active_only=True):
             lapses = getattr(g, "expires_at", None)
-            how = tr("until {time}").format(time=fmt_time(lapses)) if lapses else tr(g.scope)
+            # an hour grant ends within the hour: its time of day says when
+            how = tr("until {time}").format(time=fmt_time(lapses)[-5:]) if lapses else tr(g.scope)
             label = f"{g.agent} ({how})"
             holders.setdefault(g.secret, []).append(label)
     rows = tuple(SecretRow(s, tuple(holders.get(s.name, ()))) for s in secrets)
