@@ -111,6 +111,14 @@ def mcp_stdio(state: State, agent: str) -> None:
     from .. import __version__
     from ..mcp.server import build_server
 
+    if _stdin_is_terminal():
+        # Someone typed it to try it: a client speaks JSON-RPC here, a person sees nothing.
+        click.echo(
+            "tapemind mcp: waiting for an MCP client on stdin (Ctrl-C to stop). Agent "
+            "clients start this command themselves: `tapemind agent token "
+            f"{agent}` prints their configuration.",
+            err=True,
+        )
     home = StdioHome(state.home)
     try:
         try:
@@ -127,6 +135,10 @@ def mcp_stdio(state: State, agent: str) -> None:
         anyio.run(run)
     finally:
         home.close()
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
 
 
 def _mcp_url(state: State) -> str:

@@ -6,6 +6,7 @@ import json
 import stat
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from app import Engine
@@ -162,3 +163,17 @@ def test_skill_install_into_the_skill_folder_itself_is_not_nested(tmp_path: Path
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["installed"] == str(folder)
     assert (folder / "SKILL.md").is_file() and not (folder / "tapemind-memory").exists()
+
+
+def test_mcp_typed_in_a_terminal_says_it_waits_for_a_client(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A person trying `tapemind mcp --agent A` by hand would otherwise see nothing at all.
+    import app.cli.host_cmds as host_cmds
+
+    engine.add_agent("A")
+    monkeypatch.setattr(host_cmds, "_stdin_is_terminal", lambda: True)
+    result = CliRunner().invoke(cli, ["--home", str(engine.home), "mcp", "--agent", "A"], input="")
+    assert result.exit_code == 0, result.output
+    assert "waiting for an MCP client on stdin" in result.stderr
+    assert "tapemind agent token A" in result.stderr
