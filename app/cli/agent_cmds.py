@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import click
 
 from ..models import AgentSettings
@@ -52,6 +54,11 @@ def add(
         emit_json(created)
     else:
         click.echo(f"Added agent {created.name} (id {created.id}).")
+        # What a new user does next: connect the agent's client.
+        click.echo(
+            f"Next: tapemind agent token {shlex.quote(created.name)}  "
+            "(its MCP configuration for Claude Code, Codex or DeepChat)"
+        )
 
 
 @agent.command("list")
