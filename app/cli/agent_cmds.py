@@ -56,7 +56,7 @@ def add(
         click.echo(f"Added agent {created.name} (id {created.id}).")
         # What a new user does next: connect the agent's client.
         click.echo(
-            f"Next: tapemind agent token {shlex.quote(created.name)}  "
+            f"Next: tapemind agent token {created.name}  "
             "(its MCP configuration for Claude Code, Codex or DeepChat)"
         )
 
