@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
-
 import click
 
 from ..models import AgentSettings
