@@ -83,7 +83,12 @@ class Runtime:
 def _no_agent(name: str) -> NotFound:
     return NotFound(
         f"No agent named {name!r} in this home. List agents with `tapemind agent list` "
-        f"or add it with `tapemind agent add {name}`."
+        f"or add it with `tapemind agent add {name}`.",
+        # Over MCP the name comes from the connection (`tapemind mcp --agent NAME`): no
+        # argument of the agent's can fix it, only the person who set the client up.
+        for_agents=f"This connection acts for agent {name!r}, which this Tapemind home "
+        "does not have; no argument can change that. Tell the user to add the agent "
+        f"(`tapemind agent add {name}`) or to fix --agent in your MCP configuration.",
     )
 
 

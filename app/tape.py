@@ -342,7 +342,11 @@ def read(
         if around is not None:
             anchor = s.get(TapeEntryRow, around)
             if anchor is None or anchor.agent_id != arow.id:
-                raise NotFound(f"No entry {around} on the tape of agent {agent!r}.")
+                raise NotFound(
+                    f"No entry {around} on the tape of agent {agent!r}.",
+                    for_agents=f"No entry {around} on your tape. Use an entry id that "
+                    "`append`, `search` (scope tape) or `memory` (its sources) gave you.",
+                )
             others = limit - 1
             same = q.where(TapeEntryRow.thread == anchor.thread)
             before = s.exec(

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .i18n import tr
+from .i18n import current_language, tr
 
 
 def load_snippets(engine: Any, agent: str) -> list[Any]:
@@ -27,7 +27,7 @@ def load_snippets(engine: Any, agent: str) -> list[Any]:
     # Where this home is served now (the app's host says so in the lock), else
     # the port `tapemind serve` and the app try first.
     base = (read_holder(engine.home) or {}).get("url") or f"http://127.0.0.1:{DEFAULT_PORT}"
-    return snippets(agent, token, f"{base}/mcp", engine.home)
+    return snippets(agent, token, f"{base}/mcp", engine.home, lang=current_language())
 
 
 class McpConfigDialog(QDialog):

@@ -52,6 +52,11 @@ def add(
         emit_json(created)
     else:
         click.echo(f"Added agent {created.name} (id {created.id}).")
+        # What a new user does next: connect the agent's client.
+        click.echo(
+            f"Next: tapemind agent token {created.name}  "
+            "(its MCP configuration for Claude Code, Codex or DeepChat)"
+        )
 
 
 @agent.command("list")

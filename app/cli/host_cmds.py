@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import threading
 import uuid
@@ -112,6 +111,14 @@ def mcp_stdio(state: State, agent: str) -> None:
     from .. import __version__
     from ..mcp.server import build_server
 
+    if _stdin_is_terminal():
+        # Someone typed it to try it: a client speaks JSON-RPC here, a person sees nothing.
+        click.echo(
+            "tapemind mcp: waiting for an MCP client on stdin (Ctrl-C to stop). Agent "
+            "clients start this command themselves: `tapemind agent token "
+            f"{agent}` prints their configuration.",
+            err=True,
+        )
     home = StdioHome(state.home)
     try:
         try:
@@ -130,12 +137,18 @@ def mcp_stdio(state: State, agent: str) -> None:
         home.close()
 
 
+def _stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def _mcp_url(state: State) -> str:
     from ..host.lock import read_holder
 
     holder = read_holder(home_path(state)) or {}
-    base = holder.get("url") or f"http://127.0.0.1:{DEFAULT_PORT}"
-    return f"{base}/mcp"
+    # An agent's stdio server that owns the home serves it on a passing port: a client
+    # configured with that URL would break when it exits. Hosts keep theirs.
+    base = holder.get("url") if holder.get("role") != "mcp" else None
+    return f"{base or f'http://127.0.0.1:{DEFAULT_PORT}'}/mcp"
 
 
 @click.command("token")
@@ -161,7 +174,7 @@ def token(state: State, name: str, rotate: bool) -> None:
         )
         return
     click.echo(f"Agent {name}: {'new token' if issued.issued else 'token'} {issued.token}")
-    click.echo(f"MCP endpoint (while `tapemind serve` runs): {url}")
+    click.echo(f"MCP endpoint (while `tapemind serve` or the desktop app runs): {url}")
     for s in items:
         click.echo(f"\n## {s.client}, {s.transport} — {s.where}")
         click.echo(s.text)
@@ -172,32 +185,69 @@ def skill() -> None:
     """The Tapemind skill: a short manual that tells agents how to use their memory."""
 
 
+SKILL_NAME = "tapemind-memory"
+
+
 @skill.command("install")
 @click.option(
     "--target",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Skills directory, e.g. ~/.claude/skills or .claude/skills.",
+    help="Skills directory: ~/.claude/skills (Claude Code), ~/.agents/skills (Codex), or a "
+    "project's .claude/skills or .agents/skills.",
+)
+@click.option(
+    "--force", is_flag=True, help="Replace an installed copy that differs (e.g. was edited)."
 )
 @json_option
 @pass_state
-def skill_install(state: State, target: Path) -> None:
+def skill_install(state: State, target: Path, force: bool) -> None:
     """Copy the tapemind-memory skill into TARGET/tapemind-memory/."""
-    source = resources.files("resources") / "skills" / "tapemind-memory"
-    dest = target.expanduser() / "tapemind-memory"
-    copied: list[str] = []
+    source = resources.files("resources") / "skills" / SKILL_NAME
+    target = target.expanduser()
+    # `--target ~/.claude/skills/tapemind-memory` means that folder: a skill one level
+    # deeper (…/tapemind-memory/tapemind-memory/SKILL.md) is found by no client.
+    dest = target if target.name == SKILL_NAME else target / SKILL_NAME
+    shipped = {
+        item.name: item.read_bytes()
+        for item in source.iterdir()
+        if item.is_file() and not item.name.startswith(("_", "."))
+    }
     with writing_to(dest, "--target"):
+        differs = [
+            name
+            for name, body in shipped.items()
+            if (dest / name).is_file() and (dest / name).read_bytes() != body
+        ]
+        if differs and not force:
+            # Never overwrite silently: the owner may have edited the manual.
+            raise InvalidInput(
+                f"{dest / differs[0]} differs from the skill of this Tapemind version "
+                "(edited, or installed by another version), so it was left as it is. "
+                "Keep a copy of your changes, then run again with --force to replace it."
+            )
+        fresh = [n for n in shipped if not (dest / n).is_file()]
         dest.mkdir(parents=True, exist_ok=True)
-        for item in source.iterdir():
-            if item.is_file() and not item.name.startswith(("_", ".")):
-                with resources.as_file(item) as real:
-                    shutil.copyfile(real, dest / item.name)
-                copied.append(item.name)
-    result: dict[str, Any] = {"installed": str(dest), "files": sorted(copied)}
+        for name in [*differs, *fresh]:
+            (dest / name).write_bytes(shipped[name])
+    status = "updated" if differs else "installed" if fresh else "unchanged"
+    result: dict[str, Any] = {"installed": str(dest), "files": sorted(shipped), "status": status}
     if state.as_json:
         emit_json(result)
+        return
+    if status == "unchanged":
+        click.echo(f"The tapemind-memory skill in {dest} is already up to date.")
     else:
-        click.echo(f"Installed the tapemind-memory skill in {dest}.")
+        click.echo(
+            f"{'Updated' if differs else 'Installed'} the tapemind-memory skill in "
+            f"{dest / 'SKILL.md'}. Start a new Claude Code or Codex session to load it."
+        )
+    if dest.parent.name != "skills":
+        click.echo(
+            "Note: Claude Code and Codex look for skills in a folder named skills "
+            "(~/.claude/skills, ~/.agents/skills, or a project's .claude/skills).",
+            err=True,
+        )
 
 
 def register(cli: click.Group) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -13,6 +14,8 @@ from .base import State, json_option, pass_state
 from .output import emit_json
 
 CHUNK = 500  # entries per transaction: a big history never holds the write lock for long
+SHOWN_PROBLEMS = 10  # lines of problems printed; --json lists them all
+ANNOUNCE = 2000  # from this many entries on, say what is being added before it is done
 
 
 @click.command("import-history")
@@ -33,19 +36,43 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
 
     Importing the same history again adds nothing; malformed lines are reported
     and skipped.
+
+    \b
+    Where histories usually are:
+      claude-code  ~/.claude/projects (or one project's folder, or one .jsonl)
+      codex        ~/.codex/sessions
+      chatgpt      the export ZIP from ChatGPT (Settings → Data controls → Export
+                   data), or the conversations.json inside it
+      jsonl        your own file: one JSON object per line, {"thread", "role",
+                   "text"} and optionally "turn", "kind", "time", "id", "meta"
     """
+    engine = state.engine()
+    # An unknown agent is reported before anything is written, and before a big history
+    # is read (minutes for years of sessions) only to be refused.
+    engine.agent(agent)
     try:
         batch = parse_history(fmt, path.expanduser())
     except FileNotFoundError:
         raise InvalidInput(f"No history at {path}: give a file or a directory of files.") from None
-    if path.expanduser().is_dir() and not batch.entries and not batch.problems:
-        # A wrong or empty folder is a mistake to report, not a successful import of nothing.
+    if not batch.entries:
+        # Nothing readable at all: a wrong --from, a wrong file or folder. Reporting
+        # "Imported 0 entries" with exit 0 (and one problem per line of the file) hides that.
+        if path.expanduser().is_dir():
+            found = (
+                f"no file in it or below it named {' or '.join(file_patterns(fmt))} holds any entry"
+            )
+        else:
+            found = f"nothing in the file reads as {fmt}"
+        if batch.problems:
+            # A whole file that could not be read says more than a bad byte in it.
+            whole = [p for p in batch.problems if p.message.endswith("file skipped")]
+            first = re.sub(r"; (file )?skipped$", "", (whole or batch.problems)[0].message)
+            found += f" ({len(batch.problems)} unreadable, e.g. {first})"
         raise InvalidInput(
-            f"Found no {fmt} history in {path}: no file in it or below it named "
-            f"{' or '.join(file_patterns(fmt))} holds any entry. Check the folder and --from."
+            f"Found no {fmt} history in {path}: {found}. "
+            "Check the path and --from (claude-code, codex, chatgpt or jsonl)."
         )
-    engine = state.engine()
-    engine.agent(agent)  # an unknown agent is reported before anything is written
+
     entries = [
         NewEntry(
             thread=e.thread,
@@ -59,6 +86,12 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
         )
         for e in batch.entries
     ]
+    if len(entries) >= ANNOUNCE and not state.as_json:
+        click.echo(
+            f"Adding {len(entries)} entries from {batch.threads} thread(s) to the tape of "
+            f"agent {agent}…",
+            err=True,
+        )
     added = skipped = 0
     for start in range(0, len(entries), CHUNK):
         result = engine.append(agent, entries[start : start + CHUNK], actor="owner")
@@ -82,8 +115,14 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
         f"Imported {added} entries from {batch.threads} thread(s) into the tape of agent "
         f"{agent} ({skipped} already there)."
     )
-    for p in problems:  # each message already names the file and line
+    for p in problems[:SHOWN_PROBLEMS]:  # each message already names the file and line
         click.echo(f"  not imported: {p['message']}", err=True)
+    if len(problems) > SHOWN_PROBLEMS:
+        click.echo(
+            f"  … and {len(problems) - SHOWN_PROBLEMS} more lines not imported "
+            "(--json lists them all).",
+            err=True,
+        )
 
 
 def register(cli: click.Group) -> None:

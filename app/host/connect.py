@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .. import home as homes
 from ..engine import Engine
 from ..errors import HomeBusy, HomeError
-from .lock import HomeLock, busy_message, read_holder
+from .lock import HomeLock, busy_message, describe, read_holder
 
 if TYPE_CHECKING:
     from .remote import RemoteEngine
@@ -94,7 +94,14 @@ def open_home(
         if remote is not None:
             return OpenHome(remote, None)
         if time.monotonic() >= deadline:
-            raise HomeBusy(busy_message(path, read_holder(path)))
+            holder = read_holder(path)
+            raise HomeBusy(
+                busy_message(path, holder, role),
+                # An agent cannot stop the holder; it can wait, and say so to the user.
+                for_agents=f"Tapemind is busy: {describe(holder)} holds its home for a "
+                "moment. Nothing was done; call again in a minute, and if it keeps "
+                "failing tell the user that Tapemind's home is held by that process.",
+            )
         time.sleep(0.05)
 
 
@@ -110,7 +117,7 @@ def own_home(
         with contextlib.suppress(HomeBusy):
             lock.acquire(wait_s=2.0 if not (read_holder(path) or {}).get("url") else 0.0)
         if not lock.held:
-            raise HomeBusy(busy_message(path, read_holder(path)))
+            raise HomeBusy(busy_message(path, read_holder(path), role))
     try:
         return Engine.open(path, **engine_options), lock
     except BaseException:

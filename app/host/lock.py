@@ -107,7 +107,7 @@ class HomeLock:
         deadline = time.monotonic() + wait_s
         while not self.try_acquire():
             if time.monotonic() >= deadline:
-                raise HomeBusy(busy_message(self.home, read_holder(self.home)))
+                raise HomeBusy(busy_message(self.home, read_holder(self.home), self.role))
             time.sleep(0.05)
 
     def update(self, **extra: Any) -> None:
@@ -129,15 +129,31 @@ class HomeLock:
             self._fd = None
 
 
-def busy_message(home: Path, holder: dict[str, Any] | None) -> str:
-    if holder and holder.get("role") == "host" and holder.get("url"):
+def busy_message(home: Path, holder: dict[str, Any] | None, wanted: str | None = None) -> str:
+    """Why `wanted` (the refused program's role) cannot own `home`, and what to do."""
+    if holder and holder.get("role") in ("host", "desktop") and holder.get("url"):
         return (
             f"The home {home} is already owned by {describe(holder)}, serving at "
             f"{holder['url']}/mcp. Agents and the CLI share it through that host; stop it "
             "first if this program must own the home."
         )
+    if holder and holder.get("role") == "mcp":
+        # An agent client's `tapemind mcp` found no host and owns the home while that
+        # client runs: telling someone who ran `tapemind serve` to run it helps no one.
+        return (
+            f"The home {home} is in use by {describe(holder)}: an agent's stdio MCP server "
+            "that found no host running and serves the home while its client runs. Quit "
+            f"that client (or end pid {holder.get('pid', '?')}), start `tapemind serve` or "
+            "the desktop app, then start the client again: its server will go through the "
+            "host."
+        )
+    advice = (
+        "stop that one first."
+        if wanted in ("host", "desktop")
+        else "stop that one, or run `tapemind serve` so the app, agents and the CLI share "
+        "it through one host."
+    )
     return (
         f"The home {home} is in use by {describe(holder)}. Only one program may own a home; "
-        "stop that one, or run `tapemind serve` so the app, agents and the CLI share it "
-        "through one host."
+        + advice
     )

@@ -53,10 +53,30 @@ def tool_list() -> list[types.Tool]:
     ]
 
 
+# Arguments that take memory ids, which `context` shows as [m12].
+_MEMORY_ID_ARGUMENTS = frozenset({"id", "memory_ids", "parents"})
+
+
+def _type_hint(err: Any) -> str:
+    """What models most often get wrong about a type: a quoted number, a memory id copied
+    with its [m12] prefix, a list sent as a string of JSON (strict arguments refuse all).
+    Only the kind of the value sent is looked at; the value itself is never shown."""
+    sent = err.get("input")
+    if err["type"] == "int_type" and isinstance(sent, str | float):
+        if _MEMORY_ID_ARGUMENTS & {str(p) for p in err["loc"]}:
+            return ' (a memory id is a bare number: [m12] is 12, not "m12" or "12")'
+        return " (a whole number, without quotes or decimals)"
+    if err["type"] == "list_type" and isinstance(sent, str):
+        return " (a JSON array itself, not a string holding one)"
+    return ""
+
+
 def describe_validation(tool: str, exc: ValidationError) -> str:
     """Which arguments are wrong and why, without echoing the values sent."""
     problems = []
-    for err in exc.errors(include_input=False, include_url=False):
+    hinted: set[str] = set()  # each hint once, not once per element of a list
+    # The input is read for _type_hint's kind of value only; no message includes it.
+    for err in exc.errors(include_url=False):
         where = ".".join(str(p) for p in err["loc"]) or "arguments"
         if err["type"] == "extra_forbidden":
             hint = "unknown argument"
@@ -64,7 +84,9 @@ def describe_validation(tool: str, exc: ValidationError) -> str:
                 hint += " (your identity comes from your connection, not from an argument)"
             problems.append(f"{where}: {hint}")
         else:
-            problems.append(f"{where}: {err['msg']}")
+            hint = _type_hint(err)
+            problems.append(f"{where}: {err['msg']}{'' if hint in hinted else hint}")
+            hinted.add(hint)
     shown = "; ".join(problems[:8]) + (
         f"; and {len(problems) - 8} more" if len(problems) > 8 else ""
     )

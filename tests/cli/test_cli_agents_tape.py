@@ -30,7 +30,8 @@ def test_init_refuses_a_directory_with_other_files(run, home: Path) -> None:
 
 def test_agent_add_list_show(run, run_json) -> None:
     run("init")
-    assert "Added agent cc" in run("agent", "add", "cc").stdout
+    added_cc = run("agent", "add", "cc").stdout
+    assert "Added agent cc" in added_cc and "Next: tapemind agent token cc" in added_cc
     added = run_json("agent", "add", "小助手", "--half-life", "7", "--mode", "auto")
     assert added["name"] == "小助手"
     assert added["settings"]["half_life_days"] == 7

@@ -52,3 +52,62 @@ def test_unknown_ids_and_names_say_where_an_agent_finds_real_ones(engine: Engine
     assert secret.is_error
     text = secret.content[0].text
     assert "ask them to store it" in text and "tapemind" not in text
+
+
+def test_a_missing_tape_entry_points_the_agent_to_where_ids_come_from(engine: Engine) -> None:
+    engine.add_agent("A")
+    refused = run_tool(engine, "A", "tape", {"around": 4242})
+    assert refused.is_error
+    text = refused.content[0].text
+    assert "No entry 4242 on your tape" in text and "`append`" in text
+    assert "tapemind" not in text
+
+
+def test_an_agent_the_home_lacks_is_for_the_user_to_fix_not_the_model(engine: Engine) -> None:
+    # `tapemind mcp --agent 助手` on a home without 助手: every call says it is a setup
+    # problem the model cannot solve with arguments, and what the user does about it.
+    refused = run_tool(engine, "助手", "context", {"query": "部署"})
+    assert refused.is_error
+    text = refused.content[0].text
+    assert "acts for agent '助手'" in text and "no argument can change that" in text
+    assert "Tell the user" in text and "`tapemind agent add 助手`" in text
+    with pytest.raises(NotFound, match="tapemind agent list"):  # the CLI's message stays
+        engine.agent("助手")
+
+
+def test_request_secret_says_what_each_status_means_and_pending_is_one(engine: Engine) -> None:
+    # Without wait_seconds the owner has not answered yet: the agent must know that
+    # `pending` means "ask again later", which the description tells it.
+    from app.mcp.tools import TOOLS
+
+    engine.add_agent("A")
+    engine.set_secret("GITHUB_TOKEN", "ghp_示例value")
+    asked = run_tool(engine, "A", "request_secret", {"name": "GITHUB_TOKEN", "reason": "推送标签"})
+    assert asked.structured_content is not None
+    assert asked.structured_content["status"] == "pending"
+    module = TOOLS["request_secret"]
+    for status in ("allowed", "denied", "pending", "expired"):
+        assert f"{status} (" in module.DESCRIPTION, status
+    wait = module.Args.model_json_schema()["properties"]["wait_seconds"]["description"]
+    assert "default 0" in wait and "pending" in wait
+
+
+def test_the_type_mistakes_models_make_most_get_a_hint_once(engine: Engine) -> None:
+    # `context` shows memories as [m12]; models copy the prefix, quote numbers and send a
+    # list as a string of JSON. Each error says how to write it, once per call.
+    engine.add_agent("A")
+
+    def text(tool: str, args: dict) -> str:
+        result = run_tool(engine, "A", tool, args)
+        assert result.is_error
+        return str(result.content[0].text)
+
+    used = text("used", {"turn": "t1", "memory_ids": ["m12", "m13"]})
+    assert "memory_ids.0" in used and "memory_ids.1" in used
+    assert used.count("[m12] is 12") == 1
+    assert "[m12] is 12" in text("memory", {"id": "m3"})
+    assert "without quotes" in text("context", {"budget": "500"})
+    assert "without quotes" in text("tape", {"around": "17"})
+    listed = text("append", {"entries": '[{"thread": "t", "role": "user", "text": "你好"}]'})
+    assert "a JSON array itself, not a string" in listed
+    assert "你好" not in listed  # the values sent are never echoed

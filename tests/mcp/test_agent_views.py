@@ -74,3 +74,19 @@ def test_an_empty_thread_says_what_was_asked_and_how_to_find_entries(engine: Eng
     assert empty["entries"] == []
     note = empty["note"]
     assert "No entry of thread 'deploy' matches" in note and 'scope="tape"' in note
+
+
+def test_a_memorys_huge_source_is_cut_like_a_tape_entry(engine: Engine) -> None:
+    # `memory(id)` to check where a memory came from must not hand the model a whole log.
+    engine.add_agent("A")
+    log = "构建日志 build output line\n" * 5000
+    (entry_id,) = engine.append("A", [{"thread": "ci", "role": "tool", "text": log}]).ids
+    made = engine.remember("A", "CI 构建在 main 上通过了", "task_outcome", sources=[entry_id])
+    assert made.memory is not None
+    detail = answer(engine, "memory", {"id": made.memory.id})
+    assert detail["memory"]["text"] == "CI 构建在 main 上通过了"
+    (source,) = detail["sources"]
+    assert source["id"] == entry_id and source["text"] == log[:4000]
+    assert f"tape(around={entry_id}, limit=1, max_chars={len(log)})" in source["truncated"]
+    assert not {"agent", "content_hash"} & set(source)
+    assert len(json.dumps(detail, ensure_ascii=False)) < 6000

@@ -125,3 +125,62 @@ def test_a_remote_engine_returns_the_same_values_as_the_engine(two_agents: Path)
             opened.close()
     finally:
         stop(proc)
+
+
+def test_serve_refused_by_an_agents_stdio_server_says_to_quit_that_client(
+    two_agents: Path,
+) -> None:
+    # No host ran, so Claude Code's `tapemind mcp --agent A` owns the home. Someone who
+    # now runs `tapemind serve` must learn what holds it and how to get the host going,
+    # and `agent token` must not hand out the stdio server's passing port.
+    import anyio
+
+    from app.mcp.snippets import DEFAULT_PORT
+
+    from .mcp_helpers import data, stdio_client
+
+    async def session() -> tuple[str, str, int]:
+        async with stdio_client(two_agents, "A") as client:
+            data(await client.call_tool("context", {"query": "部署"}))
+            holder = json.loads((two_agents / ".lock").read_text())
+            assert holder["role"] == "mcp" and holder.get("url")
+            refused = cli(two_agents, "serve", "--port", "0", check=False)
+            token = cli(two_agents, "agent", "token", "A")
+            return refused.stderr, token.stdout, int(holder["pid"])
+
+    refused, token, pid = anyio.run(session)
+    assert f"in use by mcp pid {pid}" in refused
+    assert "Quit that client" in refused and f"end pid {pid}" in refused
+    assert "or run `tapemind serve`" not in refused  # the advice it was given to follow
+    assert f"http://127.0.0.1:{DEFAULT_PORT}/mcp" in token
+
+
+def test_an_agent_told_the_home_is_busy_learns_to_wait_not_to_stop_anyone(
+    two_agents: Path,
+) -> None:
+    # A long `tapemind import-history` holds the home with no host running: a stdio
+    # server's call waits, then tells the model what it can do (wait, tell the user).
+    import anyio
+    from mcp import Client
+
+    from app.mcp.server import build_server
+
+    holder = HomeLock(two_agents, "cli")
+    assert holder.try_acquire()
+    try:
+        server = build_server(
+            lambda: open_home(two_agents, role="mcp", wait_s=0.2).engine, lambda ctx: "A"
+        )
+
+        async def call() -> str:
+            async with Client(server) as client:
+                result = await client.call_tool("context", {"query": "部署"})
+                assert result.is_error
+                return str(result.content[0].text)
+
+        text = anyio.run(call)
+    finally:
+        holder.release()
+    assert f"cli pid {holder.info['pid']}" in text
+    assert "call again in a minute" in text and "tell the user" in text
+    assert "stop that one" not in text  # the person's advice, not the model's

@@ -154,7 +154,7 @@ def test_stdio_for_an_unknown_agent_answers_with_what_to_do(two_agents: Path) ->
             return error_text(await client.call_tool("tape", {}))
 
     message = anyio.run(session)
-    assert "No agent named 'nobody'" in message and "tapemind agent add nobody" in message
+    assert "acts for agent 'nobody'" in message and "tapemind agent add nobody" in message
 
 
 def test_a_stdio_server_outlives_its_host(two_agents: Path) -> None:

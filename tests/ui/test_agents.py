@@ -83,3 +83,19 @@ def test_copy_mcp_configuration_with_the_agents_token(session, qtbot, open_page)
     dialog.client.setCurrentIndex(0)
     qtbot.mouseClick(dialog.copy, Qt.MouseButton.LeftButton)
     assert QApplication.clipboard().text() == dialog.snippets[0].text
+
+
+def test_the_mcp_configuration_says_where_it_goes_in_chinese(session, qtbot) -> None:
+    # The dialog's "where" line is the snippets' own text: in Chinese when the app is.
+    from ui import i18n
+    from ui.mcp_config import McpConfigDialog, load_snippets
+
+    agent = session.engine.agents()[0].name
+    i18n.install_language("zh")
+    try:
+        dialog = McpConfigDialog(agent, load_snippets(session.engine, agent))
+        qtbot.addWidget(dialog)
+        dialog.client.setCurrentIndex(0)
+        assert "在终端运行" in dialog.where.text() and "~/.claude.json" in dialog.where.text()
+    finally:
+        i18n.install_language("en")

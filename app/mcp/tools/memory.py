@@ -6,7 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from ...host.codec import to_json
 from .base import ToolArgs
+from .views import entry_view
 
 NAME = "memory"
 DESCRIPTION = (
@@ -22,4 +24,9 @@ class Args(ToolArgs):
 
 
 def run(engine: Any, agent: str, args: Args) -> Any:
-    return engine.memory(args.id, agent=agent)
+    detail = to_json(engine.memory(args.id, agent=agent))
+    # The memory itself in full, but its evidence as `tape` shows entries: a source may be
+    # a pasted 300,000-character log, which would flood the model on every check.
+    if isinstance(detail, dict) and isinstance(detail.get("sources"), list):
+        detail["sources"] = [entry_view(e) for e in detail["sources"]]
+    return detail

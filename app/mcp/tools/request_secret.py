@@ -12,8 +12,12 @@ NAME = "request_secret"
 DESCRIPTION = (
     "Ask for a secret (an API key, a password) by name, saying why you need it now. "
     "Depending on the owner's settings it is granted at once, reviewed, or the owner is "
-    "asked and may deny; no answer in time is a deny. Never store the value on the tape or "
-    "in a memory, and never repeat it back."
+    "asked and may deny. Read `status`: allowed (the secret is in `value`), denied (the "
+    "owner said no; do without it), "
+    "pending (the owner has not answered yet: call again later with the same name and "
+    "reason, or with a longer wait_seconds) or expired (no answer in time, a deny; `reason` "
+    "says what to do). Never store the value on the tape or in a memory, and never repeat "
+    "it back."
 )
 READ_ONLY = False
 WANTS_SESSION = True  # a grant "for this session" is bound to the caller's connection
@@ -34,7 +38,12 @@ class Args(ToolArgs):
     ]
     wait_seconds: Annotated[
         float | None,
-        Field(ge=0, le=600, description="How long to wait for the owner's answer."),
+        Field(
+            ge=0,
+            le=600,
+            description="Seconds to wait for the owner's answer (default 0: answer at once, "
+            "`pending` while the owner decides).",
+        ),
     ] = None
 
 
