@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 
-from app.arbiter.base import Action, Candidate, Decision, Neighbour
-from app.arbiter.crossscript import crosses_scripts, relate_across
+from app.arbiter.base import DESTRUCTIVE, Action, Candidate, Decision, Neighbour
+from app.arbiter.crossscript import RELATED, crosses_scripts, relate_across
 from app.arbiter.features import (
     TextFeatures,
     align,
@@ -22,6 +23,7 @@ from app.arbiter.features import (
     containment,
     lexical_similarity,
 )
+from app.arbiter.walk import Judged, first_decided
 
 _SEPARATOR = re.compile(r"[,;，；。:：]")
 
@@ -47,13 +49,29 @@ class OfflineArbiter:
     related: float = 0.45
     # closeness at or above this, with no difference found: same meaning
     same: float = 0.80
+    # a candidate that says something changed may be this much under `related` (with shared words)
+    change_slack: float = 0.12
 
     def decide(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
-        """Decide `add`, `update`, `supersede`, `duplicate` or `conflict` with a readable reason."""
+        """Decide `add`, `update`, `supersede`, `duplicate` or `conflict` with a readable reason.
+
+        The closest neighbour is judged first; when it says nothing about the candidate the
+        next close ones are (walk.py: the memory a candidate is about is not always closest).
+        """
         cand = analyse(candidate.text)
-        best = self._closest(cand, neighbours)
-        if best is None:
+        ranked = self.ranked(cand, neighbours)
+        if not ranked:
             return self._decision("add", None, "no similar memory found to compare with")
+        # below this no rule fires (the lowest bar is a change marker with some shared words)
+        floor = self.related - self.change_slack
+        farther = takewhile(lambda m: m.closeness >= floor, ranked[1:])
+        return first_decided(
+            self._judge(cand, candidate, ranked[0]),
+            (self._judge(cand, candidate, m) for m in farther),
+        )
+
+    def _judge(self, cand: TextFeatures, candidate: Candidate, best: _Match) -> Judged:
+        """The rules' decision on one neighbour, with how much evidence backs it."""
         n = best.neighbour
         scores = (
             f"{n.id}: closeness {best.closeness:.2f} (cosine {_fmt(n.similarity)}, "
@@ -64,11 +82,16 @@ class OfflineArbiter:
             verdict = relate_across(cand, candidate.text, best.features, n.text, n.similarity)
             target = n.id if verdict.targets else None
             where = "other language; " + ("" if verdict.targets else "nearest is ")
-            return self._decision(verdict.action, target, f"{verdict.why}; {where}{scores}")
+            decision = self._decision(verdict.action, target, f"{verdict.why}; {where}{scores}")
+            # across scripts an overwrite under the related cosine rests on one visible sign
+            thin = verdict.action in DESTRUCTIVE and n.similarity < RELATED
+            return Judged(decision, n.id, "thin" if thin else "firm")
         if best.closeness < self.related and not (
-            cand.change and best.closeness >= self.related - 0.12 and best.lexical > 0.2
+            cand.change
+            and best.closeness >= self.related - self.change_slack
+            and best.lexical > 0.2
         ):
-            return self._decision("add", None, f"nothing close enough; nearest is {scores}")
+            return self._firm(n.id, "add", None, f"nothing close enough; nearest is {scores}")
         return self._relate(cand, candidate.category, best, scores)
 
     @staticmethod
@@ -85,8 +108,9 @@ class OfflineArbiter:
             return (stretched + 0.9 * neighbour.fulltext_score) / 2
         return stretched
 
-    def _closest(self, cand: TextFeatures, neighbours: Sequence[Neighbour]) -> _Match | None:
-        best: _Match | None = None
+    def ranked(self, cand: TextFeatures, neighbours: Sequence[Neighbour]) -> list[_Match]:
+        """The neighbours, closest first (ties keep the given order)."""
+        out: list[_Match] = []
         for n in neighbours:
             feats = analyse(n.text)
             lexical = lexical_similarity(cand, feats)
@@ -94,11 +118,11 @@ class OfflineArbiter:
             if n.similarity is not None and crosses_scripts(cand, feats):
                 # across scripts no overlap is expected: its absence must not pull the cosine down
                 score = max(score, n.similarity)
-            if best is None or score > best.closeness:
-                best = _Match(n, feats, lexical, score)
-        return best
+            out.append(_Match(n, feats, lexical, score))
+        out.sort(key=lambda m: -m.closeness)
+        return out
 
-    def _relate(self, cand: TextFeatures, category: str, best: _Match, scores: str) -> Decision:
+    def _relate(self, cand: TextFeatures, category: str, best: _Match, scores: str) -> Judged:
         tgt = best.features
         tid = best.neighbour.id
         al = align(best.neighbour.text, cand.text)
@@ -143,42 +167,52 @@ class OfflineArbiter:
             )
             if not (what or same_subject):
                 # it says something changed, but not visibly this memory's subject: ask a person
-                return self._decision(
-                    "conflict",
+                return Judged(
+                    self._decision(
+                        "conflict",
+                        tid,
+                        f"the candidate says something changed but it is unclear it is this "
+                        f"memory; {scores}",
+                    ),
                     tid,
-                    f"the candidate says something changed but it is unclear it is this "
-                    f"memory; {scores}",
+                    "unsure",
                 )
-            return self._decision(
+            decision = self._decision(
                 "supersede",
                 tid,
                 f"the candidate says it changed ({what or 'new wording'}) and replaces {scores}",
             )
+            # no visible difference, or only the change marker's lower bar: thin evidence
+            thin = not what or best.closeness < self.related
+            return Judged(decision, tid, "thin" if thin else "firm")
         if refines and not negation_flip and not substituted:
-            return self._decision(
-                "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
+            return self._firm(
+                tid, "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
             )
         if substituted and outcomes and not (numbers_changed or negation_flip):
-            return self._decision(
-                "add", None, f"another outcome about something else; nearest is {scores}"
+            return self._firm(
+                tid, "add", None, f"another outcome about something else; nearest is {scores}"
             )
         if numbers_changed or negation_flip or substituted:
             what = self._what_changed(numbers_changed, negation_flip, substituted)
-            return self._decision(
-                "conflict", tid, f"{what}, without saying which is current; {scores}"
+            return self._firm(
+                tid, "conflict", tid, f"{what}, without saying which is current; {scores}"
             )
         if al.shared_a >= 0.95 and al.novel_b >= 2:
             # "prefers tabs" -> "prefers tabs in Go files": a narrower fact, not the same one
-            return self._decision(
-                "add", None, f"repeats the memory with a qualifier; kept both; nearest is {scores}"
+            return self._firm(
+                tid,
+                "add",
+                None,
+                f"repeats the memory with a qualifier; kept both; nearest is {scores}",
             )
         if (
             best.closeness >= self.same
             and not (cand.numbers ^ tgt.numbers)
             and max(al.novel_a, al.novel_b) <= 2
         ):
-            return self._decision("duplicate", tid, f"same meaning as {scores}")
-        return self._decision("add", None, f"related but says something new; nearest is {scores}")
+            return self._firm(tid, "duplicate", tid, f"same meaning as {scores}")
+        return self._firm(tid, "add", None, f"related but says something new; nearest is {scores}")
 
     @staticmethod
     def _what_changed(numbers: bool, negation: bool, value: bool) -> str:
@@ -190,6 +224,12 @@ class OfflineArbiter:
         if value:
             parts.append("a different value for the same subject")
         return ", ".join(parts)
+
+    def _firm(
+        self, about: int | str, action: Action, target: int | str | None, reason: str
+    ) -> Judged:
+        """A decision on neighbour `about` that the rules accept on any neighbour."""
+        return Judged(self._decision(action, target, reason), about)
 
     def _decision(self, action: Action, target: int | str | None, reason: str) -> Decision:
         return Decision(action=action, target_id=target, reason=reason, arbiter=self.name)
