@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import takewhile
 
-from app.arbiter.base import DESTRUCTIVE, Action, Candidate, Decision, Neighbour
+from app.arbiter.base import Action, Candidate, Decision, Neighbour
 from app.arbiter.crossscript import RELATED, crosses_scripts, relate_across
 from app.arbiter.features import (
     TextFeatures,
@@ -83,8 +83,8 @@ class OfflineArbiter:
             target = n.id if verdict.targets else None
             where = "other language; " + ("" if verdict.targets else "nearest is ")
             decision = self._decision(verdict.action, target, f"{verdict.why}; {where}{scores}")
-            # across scripts an overwrite under the related cosine rests on one visible sign
-            thin = verdict.action in DESTRUCTIVE and n.similarity < RELATED
+            # across scripts a decision under the related cosine rests on one visible sign
+            thin = verdict.action != "add" and n.similarity < RELATED
             return Judged(decision, n.id, "thin" if thin else "firm")
         if best.closeness < self.related and not (
             cand.change
@@ -195,9 +195,18 @@ class OfflineArbiter:
             )
         if numbers_changed or negation_flip or substituted:
             what = self._what_changed(numbers_changed, negation_flip, substituted)
-            return self._firm(
-                tid, "conflict", tid, f"{what}, without saying which is current; {scores}"
+            decision = self._decision(
+                "conflict", tid, f"{what}, without saying which is current; {scores}"
             )
+            # thin: a negation alone in sentences otherwise about other things, or another word
+            # where the numbers agree ("staging is PostgreSQL 14" / "production is PostgreSQL
+            # 14": the word differing is likely the subject, the value being the same)
+            unaligned = negation_flip and min(al.shared_a, al.shared_b) < 0.5
+            same_value = bool(cand.numbers) and cand.numbers == tgt.numbers
+            thin = not numbers_changed and (
+                (unaligned and not substituted) or (same_value and not negation_flip)
+            )
+            return Judged(decision, tid, "thin" if thin else "firm")
         if al.shared_a >= 0.95 and al.novel_b >= 2:
             # "prefers tabs" -> "prefers tabs in Go files": a narrower fact, not the same one
             return self._firm(

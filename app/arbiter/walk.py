@@ -5,17 +5,22 @@ Thursday afternoons" sits closer to "Release notes are written on Thursday after
 用户的部署在每周五下午进行, the memory it replaces. Judging the closest alone then stores the
 candidate beside the memory it contradicts, and both reach the context.
 
-So when the closest neighbour says nothing about the candidate (`add`), or raises only the
-unsure conflict "something changed but it is unclear it is this memory", the next neighbours
-are judged in order of closeness and the first one with a firm decision is taken. Safety:
+So the neighbours are judged in order of closeness, and the closest one's decision stands
+unless it is one of these:
 
-- a farther neighbour goes through the very rules the closest does (no rule is loosened);
-- a destructive decision those rules accept on thin evidence (see `Judged.evidence`) becomes a
-  conflict when it lands on a farther neighbour: a closer memory looked more like the candidate,
-  so a person settles it and nothing is lost;
-- when no farther neighbour is firm, the first unsure conflict stands, else the closest's `add`.
+- `add` (the closest says nothing about the candidate), the unsure conflict "something changed
+  but it is unclear it is this memory", or a conflict on thin evidence: the first firm decision
+  farther out is taken;
+- a conflict: a farther memory the candidate repeats (`duplicate`) or refines (`update`) is what
+  the candidate is about (a contradiction with the closer one was there before the candidate);
+  one it says changed (`supersede`) gets the conflict instead, a person settling which it is.
 
-The reason names the memory decided on and the closer ones passed over.
+Safety: a farther neighbour goes through the very rules the closest does (no rule is loosened),
+and evidence those rules accept only on the closest (`thin`, see `Judged.evidence`) counts for
+less farther out: a thin overwrite becomes a conflict (a closer memory looked more like the
+candidate, so a person settles it and nothing is lost), a thin conflict is passed over. When no
+farther neighbour is firm, the first unsure conflict stands, else the closest's `add`. The reason
+names the memory decided on and the closer ones passed over.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ from typing import Literal
 
 from app.arbiter.base import DESTRUCTIVE, Decision
 
-# "firm": evidence the rules accept on any neighbour; "thin": a destructive decision the rules
-# accept on the closest neighbour only; "unsure": a conflict raised because the subject is unclear
+# "firm": evidence the rules accept on any neighbour; "thin": accepted on the closest neighbour
+# only; "unsure": a conflict raised because the subject is unclear
 Evidence = Literal["firm", "thin", "unsure"]
 
 
@@ -41,42 +46,59 @@ class Judged:
 
 
 def _passed(closer: list[Judged]) -> str:
-    """'; decided on 7, not the closer 3 (unrelated), 5 (unclear)' for the reason."""
+    """'3 (unrelated), 5 (unclear)': the closer neighbours passed over, for the reason."""
     return ", ".join(
-        f"{j.neighbour_id} ({'unclear' if j.decision.action != 'add' else 'unrelated'})"
+        f"{j.neighbour_id} ({'unrelated' if j.decision.action == 'add' else 'unclear'})"
         for j in closer
     )
 
 
-def _on_farther(chosen: Judged, closer: list[Judged]) -> Decision:
-    """`chosen`'s decision, noting the closer neighbours passed (a thin overwrite: conflict)."""
+def _on_farther(chosen: Judged, closer: list[Judged], why: str = "") -> Decision:
+    """`chosen`'s decision, noting the closer neighbours passed; with `why`, or on thin evidence,
+    an overwrite becomes a conflict for a person to settle."""
     d = chosen.decision
     note = f"; decided on {chosen.neighbour_id}, not the closer {_passed(closer)}"
-    if d.action in DESTRUCTIVE and chosen.evidence == "thin":
-        return replace(
-            d,
-            action="conflict",
-            reason="a person settles it, the evidence being thinner than on the closest "
-            f"memory: {d.reason}{note}",
-        )
+    if d.action in DESTRUCTIVE and (why or chosen.evidence == "thin"):
+        why = why or "the evidence being thinner than on the closest memory"
+        return replace(d, action="conflict", reason=f"a person settles it, {why}: {d.reason}{note}")
     return replace(d, reason=d.reason + note)
 
 
-def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
-    """The closest neighbour's decision, or the first firm one farther out when it has none.
+def _firm_farther(judged: Judged) -> bool:
+    """A farther neighbour's decision worth taking over a closer `add` or unsure conflict."""
+    action = judged.decision.action
+    if action == "add" or judged.evidence == "unsure":
+        return False
+    return not (action == "conflict" and judged.evidence == "thin")
 
-    `farther` is consumed lazily, in order of closeness: judging stops at the first firm
-    decision, so a candidate whose closest neighbour decides costs no more than before.
+
+def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
+    """The closest neighbour's decision, or a firmer one farther out (see the module doc).
+
+    `farther` is consumed lazily, in order of closeness: a candidate whose closest neighbour
+    decides firmly costs no more than before.
     """
-    if closest.decision.action != "add" and closest.evidence != "unsure":
+    action = closest.decision.action
+    if action == "conflict" and closest.evidence == "firm":
+        for judged in farther:
+            if judged.evidence != "firm":
+                continue
+            if judged.decision.action in ("duplicate", "update"):
+                return _on_farther(judged, [closest])
+            if judged.decision.action == "supersede":
+                # it says a farther memory changed, yet contradicts a closer one: which one it
+                # replaces is for a person to say, on the memory it names a change of
+                return _on_farther(judged, [closest], "a closer memory conflicting as well")
+        return closest.decision
+    if action != "add" and closest.evidence != "unsure" and action != "conflict":
         return closest.decision
     closer = [closest]
     for judged in farther:
-        if judged.decision.action != "add" and judged.evidence != "unsure":
+        if _firm_farther(judged):
             return _on_farther(judged, closer)
         closer.append(judged)
-    # nothing firm: the first unsure conflict, else the closest's `add`
+    # nothing firm: the closest's own decision, or the first unsure conflict past its `add`
     for i, judged in enumerate(closer):
-        if judged.decision.action != "add":
+        if judged.decision.action != "add" and (i == 0 or judged.evidence == "unsure"):
             return judged.decision if i == 0 else _on_farther(judged, closer[:i])
     return closest.decision

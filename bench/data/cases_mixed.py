@@ -346,7 +346,7 @@ CASES = [
         "preference",
         "用户喜欢深色主题。",
         "The user likes a dark theme, and also wants the terminal font at 14 pt in every editor.",
-        ["The user wants the terminal font at 14 pt."],
+        ["The user likes a dark wallpaper, and also wants the mouse pointer large on every screen."],
     ),
     (
         "hold",
@@ -391,7 +391,7 @@ CASES = [
         "preference",
         "User prefers dark mode.",
         "用户喜欢深色模式，另外终端字体要 14 号。",
-        ["用户希望终端字体设成 14 号。"],
+        ["用户喜欢深色壁纸，另外鼠标指针要大号。"],
     ),
     (
         "hold",
@@ -731,7 +731,7 @@ CASES = [
         "团队有 6 名工程师。",
         "The team has 9 engineers.",
         [
-            "The data team has 9 engineers.",
+            "The team has 9 open tickets.",
             "The design team has 9 members.",
             "The team has 2 product managers.",
         ],
@@ -770,7 +770,7 @@ CASES = [
         "project_fact",
         "The team has 6 engineers.",
         "团队有 9 名工程师。",
-        ["数据组有 9 名工程师。", "设计组有 9 名成员。"],
+        ["团队有 9 个待处理工单。", "设计组有 9 名成员。"],
     ),
     (
         "hold",
