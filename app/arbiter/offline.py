@@ -159,13 +159,17 @@ class OfflineArbiter:
         )
 
         if change and (only_cand or cand.numbers != tgt.numbers or al.substitutions or substituted):
+            # a negation shows what changed only in a sentence about the same thing ("no longer
+            # on Fridays" says nothing of "release notes are written on Thursdays")
+            negated_here = negation_flip and min(al.shared_a, al.shared_b) >= 0.5
+            shown = numbers_changed or negated_here or substituted
             what = self._what_changed(numbers_changed, negation_flip, substituted)
             same_subject = (
                 al.shared_a >= 0.5
                 or containment(tgt.content, cand.content) >= 0.5
                 or best.closeness >= self.same - 0.05
             )
-            if not (what or same_subject):
+            if not (shown or same_subject):
                 # it says something changed, but not visibly this memory's subject: ask a person
                 return Judged(
                     self._decision(
@@ -183,7 +187,7 @@ class OfflineArbiter:
                 f"the candidate says it changed ({what or 'new wording'}) and replaces {scores}",
             )
             # no visible difference, or only the change marker's lower bar: thin evidence
-            thin = not what or best.closeness < self.related
+            thin = not shown or best.closeness < self.related
             return Judged(decision, tid, "thin" if thin else "firm")
         if refines and not negation_flip and not substituted:
             return self._firm(
