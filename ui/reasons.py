@@ -87,7 +87,9 @@ _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"; decided on (\w+), not the closer ", r"；判定依据是 #\1，而不是更接近的 "),
         (r"\b(\w+) \(unrelated\), ", r"#\1（无关）、"),
         (r"\b(\w+) \(unclear\), ", r"#\1（不确定）、"),
+        (r"\b(\w+) \(conflicting\), ", r"#\1（有冲突）、"),
         (r"\b(\w+) \(unrelated\)", r"#\1（无关）"),
+        (r"\b(\w+) \(conflicting\)", r"#\1（有冲突）"),
         (r"\b(\w+) \(unclear\)", r"#\1（不确定）"),
         # the owner disputed a supersede (app/conflicts.py `dispute`)
         (r"the owner disputes that (\d+) replaces (\d+)", r"你不同意 #\1 取代 #\2"),

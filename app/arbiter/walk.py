@@ -8,19 +8,20 @@ candidate beside the memory it contradicts, and both reach the context.
 So the neighbours are judged in order of closeness, and the closest one's decision stands
 unless it is one of these:
 
-- `add` (the closest says nothing about the candidate), the unsure conflict "something changed
-  but it is unclear it is this memory", or a conflict on thin evidence: the first firm decision
-  farther out is taken;
-- a conflict: a farther memory the candidate repeats (`duplicate`) or refines (`update`) is what
-  the candidate is about (a contradiction with the closer one was there before the candidate);
-  one it says changed (`supersede`) gets the conflict instead, a person settling which it is.
+- `add` (the closest says nothing about the candidate): the first farther memory the candidate
+  replaces, refines or repeats is taken; a mere difference with a farther memory is not (a
+  question where the closest raised none, see `_taken`);
+- the unsure conflict "something changed but it is unclear it is this memory", or a conflict on
+  thin evidence: the first firm decision farther out is taken, a conflict included;
+- a firm conflict: a farther memory the candidate repeats (`duplicate`) or refines (`update`) is
+  what the candidate is about (a contradiction with the closer one was there before the
+  candidate); one it says changed (`supersede`) gets the conflict instead, a person settling it.
 
 Safety: a farther neighbour goes through the very rules the closest does (no rule is loosened),
-and evidence those rules accept only on the closest (`thin`, see `Judged.evidence`) counts for
-less farther out: a thin overwrite becomes a conflict (a closer memory looked more like the
-candidate, so a person settles it and nothing is lost), a thin conflict is passed over. When no
-farther neighbour is firm, the first unsure conflict stands, else the closest's `add`. The reason
-names the memory decided on and the closer ones passed over.
+and a destructive decision those rules accept on thin evidence (see `Judged.evidence`) becomes a
+conflict when it lands on a farther neighbour: a closer memory looked more like the candidate, so
+a person settles it and nothing is lost. The reason names the memory decided on and the closer
+ones passed over.
 """
 
 from __future__ import annotations
@@ -47,10 +48,13 @@ class Judged:
 
 def _passed(closer: list[Judged]) -> str:
     """'3 (unrelated), 5 (unclear)': the closer neighbours passed over, for the reason."""
-    return ", ".join(
-        f"{j.neighbour_id} ({'unrelated' if j.decision.action == 'add' else 'unclear'})"
-        for j in closer
-    )
+
+    def why(j: Judged) -> str:
+        if j.decision.action == "add":
+            return "unrelated"
+        return "conflicting" if j.evidence == "firm" else "unclear"
+
+    return ", ".join(f"{j.neighbour_id} ({why(j)})" for j in closer)
 
 
 def _on_farther(chosen: Judged, closer: list[Judged], why: str = "") -> Decision:
@@ -64,21 +68,29 @@ def _on_farther(chosen: Judged, closer: list[Judged], why: str = "") -> Decision
     return replace(d, reason=d.reason + note)
 
 
-def _firm_farther(judged: Judged) -> bool:
-    """A farther neighbour's decision worth taking over a closer `add` or unsure conflict."""
-    action = judged.decision.action
-    if action == "add" or judged.evidence == "unsure":
-        return False
-    return not (action == "conflict" and judged.evidence == "thin")
+def _taken(judged: Judged, past_add: bool) -> bool:
+    """Whether a farther neighbour's decision is taken over a closer `add` or weak conflict.
+
+    Past an `add` only an overwrite counts (thin or firm; a thin one becomes a conflict): a plain
+    difference with a farther memory ("note 12" / "note 40") would raise a question where the
+    closest raised none, and ten neighbours give ten chances of a spurious one. Past a weak
+    conflict the question is asked anyway: a firm one farther out is the better one to ask.
+    """
+    action, evidence = judged.decision.action, judged.evidence
+    if action in DESTRUCTIVE:
+        return True
+    return action == "conflict" and evidence == "firm" and not past_add
 
 
 def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
     """The closest neighbour's decision, or a firmer one farther out (see the module doc).
 
-    `farther` is consumed lazily, in order of closeness: a candidate whose closest neighbour
-    decides firmly costs no more than before.
+    `farther` is consumed lazily, in order of closeness: a candidate that updates, supersedes or
+    duplicates its closest neighbour costs no more than before.
     """
     action = closest.decision.action
+    if action in DESTRUCTIVE:
+        return closest.decision
     if action == "conflict" and closest.evidence == "firm":
         for judged in farther:
             if judged.evidence != "firm":
@@ -90,15 +102,10 @@ def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
                 # replaces is for a person to say, on the memory it names a change of
                 return _on_farther(judged, [closest], "a closer memory conflicting as well")
         return closest.decision
-    if action != "add" and closest.evidence != "unsure" and action != "conflict":
-        return closest.decision
+    # an `add`, an unsure conflict or a thin one: the first decision farther out worth taking
     closer = [closest]
     for judged in farther:
-        if _firm_farther(judged):
+        if _taken(judged, past_add=action == "add"):
             return _on_farther(judged, closer)
         closer.append(judged)
-    # nothing firm: the closest's own decision, or the first unsure conflict past its `add`
-    for i, judged in enumerate(closer):
-        if judged.decision.action != "add" and (i == 0 or judged.evidence == "unsure"):
-            return judged.decision if i == 0 else _on_farther(judged, closer[:i])
     return closest.decision
