@@ -52,6 +52,10 @@ PHRASES_ZH: tuple[tuple[str, str], ...] = (
         "a person settles it, a closer memory conflicting as well: ",
         "交给人来决定，更接近的记忆也有冲突：",
     ),
+    (
+        "a person settles it, the memory it would replace not the closest: ",
+        "交给人来决定，它要取代的不是最接近的记忆：",
+    ),
 )
 _SCORES = re.compile(
     r"(?P<id>\w+): closeness (?P<c>[\d.]+) \(cosine (?P<cos>[\d.]+|-), "

@@ -9,7 +9,8 @@ So the neighbours are judged in order of closeness, and the closest one's decisi
 unless it is one of these:
 
 - `add` (the closest says nothing about the candidate): the first farther memory the candidate
-  replaces, refines or repeats is taken; a mere difference with a farther memory is not (a
+  refines or repeats is taken, one it says changed gets a conflict (a supersede would retire a
+  memory that is not the closest); a mere difference with a farther memory is passed over (a
   question where the closest raised none, see `_taken`);
 - the unsure conflict "something changed but it is unclear it is this memory", or a conflict on
   thin evidence: the first firm decision farther out is taken, a conflict included;
@@ -106,6 +107,10 @@ def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
     closer = [closest]
     for judged in farther:
         if _taken(judged, past_add=action == "add"):
+            if action == "add" and judged.decision.action == "supersede":
+                # a closer memory is related and stays as it is: which memory the change is
+                # about is less certain than on the closest, and a supersede retires a memory
+                return _on_farther(judged, closer, "the memory it would replace not the closest")
             return _on_farther(judged, closer)
         closer.append(judged)
     return closest.decision
