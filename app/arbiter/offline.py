@@ -17,6 +17,8 @@ from itertools import takewhile
 from app.arbiter.base import Action, Candidate, Decision, Neighbour
 from app.arbiter.crossscript import RELATED, crosses_scripts, relate_across
 from app.arbiter.features import (
+    CHANGE_EN,
+    CHANGE_ZH,
     TextFeatures,
     align,
     analyse,
@@ -169,6 +171,18 @@ class OfflineArbiter:
                 or containment(tgt.content, cand.content) >= 0.5
                 or best.closeness >= self.same - 0.05
             )
+            # two places that differ besides the change words ("the team retro now happens on
+            # Thursdays" / "the team demo happens on Tuesdays"): the subject may be another one
+            elsewhere = [
+                pair
+                for pair in al.substitutions
+                if not any(
+                    CHANGE_EN.search(side) or CHANGE_ZH.search(side.replace(" ", ""))
+                    for side in pair
+                )
+            ]
+            if len(elsewhere) >= 2 and not (numbers_changed or al.swapped):
+                same_subject = shown = False
             if not (shown or same_subject):
                 # it says something changed, but not visibly this memory's subject: ask a person
                 return Judged(

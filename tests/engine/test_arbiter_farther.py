@@ -153,3 +153,31 @@ def test_a_closest_memory_that_decides_is_still_the_one_decided_on() -> None:
     )
     assert (decision.action, decision.target_id) == ("supersede", 1)
     assert "decided on" not in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("olds", "new"),
+    [
+        (
+            [
+                "The team demo happens on Tuesday afternoons.",
+                "Deploys happen on Friday afternoons.",
+            ],
+            "The team retro now happens on Thursday afternoons.",
+        ),
+        (
+            ["团队演示会在每周二下午。", "部署在每周五下午进行。"],
+            "团队复盘会现在改到每周四下午了。",
+        ),
+    ],
+)
+def test_a_change_of_another_subject_retires_no_memory(
+    cc: Engine, olds: list[str], new: str
+) -> None:
+    """It differs from the closest memory in two places (retro/demo, Thursday/Tuesday): perhaps
+    another subject, so at most a question, and every memory stays active."""
+    for text in olds:
+        cc.remember("cc", text, "project_fact")
+    result = cc.remember("cc", new, "project_fact")
+    assert result.decision in ("add", "conflict"), result.reason
+    assert active(cc) == sorted([*olds, new])
