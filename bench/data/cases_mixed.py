@@ -346,7 +346,9 @@ CASES = [
         "preference",
         "用户喜欢深色主题。",
         "The user likes a dark theme, and also wants the terminal font at 14 pt in every editor.",
-        ["The user likes a dark wallpaper, and also wants the mouse pointer large on every screen."],
+        [
+            "The user likes a dark wallpaper, and also wants the mouse pointer large on every screen."
+        ],
     ),
     (
         "hold",
