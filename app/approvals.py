@@ -3,7 +3,7 @@
 An agent asks with a reason (`request`). Its permission mode (the agent's, unless
 the secret overrides it) decides what happens:
 
-- ask: the request waits for a person (`answer`: once, session, always or deny);
+- ask: the request waits for a person (`answer`: once, session, hour, always or deny);
   no answer before it expires is a deny;
 - auto: allowed at once for one read, and audited;
 - review: a reviewer (rules, then an optional LLM; see `app.reviewer`) allows one
@@ -16,7 +16,9 @@ is a new request.
 Requests live in the database, so they survive a restart, and a request can be
 answered from another process while the asking one polls (`wait_seconds`). A
 value is delivered only to the agent a grant names, and only while the grant
-holds: once = one read, session = the same session id, always = until revoked.
+holds: once = one read, session = the same session id, hour = an hour from the
+answer (what an agent without a session can have short of always), always = until
+revoked.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def request(
     with rt.write() as s:
         arow = agent_row(s, agent)
         srow = vault.row(s, name)
-        grant = grants.holding(s, arow, srow, session)
+        grant = grants.holding(s, arow, srow, session, now)
         fresh = False
         if grant is not None:
             request_id, grant_id, mode = None, grant.id, None
@@ -323,7 +325,7 @@ def answer(
         if allow and scope == "session" and req.session is None:
             raise InvalidInput(
                 f"Request {request_id} came without a session id, so it cannot be allowed "
-                "for a session: allow it once or always."
+                "for a session: allow it once, for an hour or always."
             )
         _decide(
             s,

@@ -496,7 +496,7 @@ class Engine:
     def answer_request(
         self, request_id: int, allow: bool, scope: str = "once", *, reason: str | None = None
     ) -> AccessRequest:
-        """The owner allows (once | session | always) or denies a pending request."""
+        """The owner allows (once | session | hour | always) or denies a pending request."""
         return approvals.answer(self._rt, request_id, allow=allow, scope=scope, reason=reason)
 
     def grants(self, *, agent: str | None = None, active_only: bool = False) -> list[Grant]:

@@ -1,17 +1,22 @@
 """Grants: an agent's standing permission to read one secret, and handing a value over.
 
 A grant names one agent and one secret. `once` holds for one read, `session` for
-reads that give the same session id, `always` until the owner revokes it. A value
+reads that give the same session id, `hour` for an hour from the owner's answer,
+`always` until the owner revokes it. An hour is what an agent without a session (the
+2026-07-28 protocol is stateless) can be given short of always: nothing else bounds
+"the time it works on this". A value
 is only ever handed to the agent the grant names (`deliver`), inside the write
 transaction that counts the read, so two readers cannot both use a `once` grant.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from sqlalchemy import case
 from sqlmodel import Session, col, select
 
-from .clock import from_iso, from_iso_or_none
+from .clock import from_iso, from_iso_or_none, to_iso
 from .db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from .errors import NotFound
 from .events import record
@@ -19,15 +24,27 @@ from .runtime import Runtime, agent_row
 from .vault.records import Grant, SecretResult
 from .vault.service import VaultService
 
+HOUR = timedelta(hours=1)
 
-def holding(s: Session, arow: AgentRow, srow: SecretRow, session: str | None) -> GrantRow | None:
-    holds = (col(GrantRow.scope) == "always") | (
-        (col(GrantRow.scope) == "once") & (col(GrantRow.used_count) == 0)
+
+def holding(
+    s: Session, arow: AgentRow, srow: SecretRow, session: str | None, now: datetime
+) -> GrantRow | None:
+    """The grant that lets the agent read the secret now, if any: always, then a grant
+    for this session, then an hour's, then an unused once (kept for when nothing else
+    holds)."""
+    holds = (
+        (col(GrantRow.scope) == "always")
+        | ((col(GrantRow.scope) == "once") & (col(GrantRow.used_count) == 0))
+        | ((col(GrantRow.scope) == "hour") & (col(GrantRow.created_at) > to_iso(now - HOUR)))
     )
     if session is not None:
         holds = holds | ((col(GrantRow.scope) == "session") & (col(GrantRow.session) == session))
     rank = case(
-        (col(GrantRow.scope) == "always", 0), (col(GrantRow.scope) == "session", 1), else_=2
+        (col(GrantRow.scope) == "always", 0),
+        (col(GrantRow.scope) == "session", 1),
+        (col(GrantRow.scope) == "hour", 2),
+        else_=3,
     )
     return s.exec(
         select(GrantRow)
@@ -55,8 +72,8 @@ def deliver(
     with rt.write() as s:
         grant = s.get(GrantRow, grant_id)
         arow = agent_row(s, agent)
-        if grant is None or grant.agent_id != arow.id or not holds(grant):
-            # Consumed by a concurrent read, revoked, or not this agent's.
+        if grant is None or grant.agent_id != arow.id or not holds(grant, from_iso(now)):
+            # Consumed by a concurrent read, revoked, lapsed, or not this agent's.
             result = SecretResult(
                 "denied",
                 agent,
@@ -64,7 +81,7 @@ def deliver(
                 request_id,
                 None,
                 None,
-                "the grant no longer holds (used, revoked or another agent's); ask again",
+                "the grant no longer holds (used, revoked, lapsed or another agent's); ask again",
                 None,
             )
             return result
@@ -104,17 +121,26 @@ def deliver(
         )
 
 
-def holds(grant: GrantRow) -> bool:
-    """Whether a grant still permits a read."""
-    return grant.revoked_at is None and not (grant.scope == "once" and grant.used_count >= 1)
+def expiry(grant: GrantRow) -> datetime | None:
+    """When an hour grant lapses; None for grants that do not lapse with time."""
+    return from_iso(grant.created_at) + HOUR if grant.scope == "hour" else None
+
+
+def holds(grant: GrantRow, now: datetime) -> bool:
+    """Whether a grant still permits a read at `now`."""
+    if grant.revoked_at is not None or (grant.scope == "once" and grant.used_count >= 1):
+        return False
+    lapses = expiry(grant)
+    return lapses is None or now < lapses
 
 
 def list_(rt: Runtime, *, agent: str | None = None, active_only: bool = False) -> list[Grant]:
+    now = rt.clock.now()
     with rt.read() as s:
         q = select(GrantRow)
         if agent is not None:
             q = q.where(GrantRow.agent_id == agent_row(s, agent).id)
-        grants = [to_grant(r) for r in s.exec(q.order_by(col(GrantRow.id).desc()))]
+        grants = [to_grant(r, now) for r in s.exec(q.order_by(col(GrantRow.id).desc()))]
     return [g for g in grants if g.active] if active_only else grants
 
 
@@ -135,10 +161,10 @@ def revoke(rt: Runtime, grant_id: int) -> Grant:
                 actor="owner",
                 ids=[row.id, row.secret],
             )
-        return to_grant(row)
+        return to_grant(row, rt.clock.now())
 
 
-def to_grant(r: GrantRow) -> Grant:
+def to_grant(r: GrantRow, now: datetime) -> Grant:
     return Grant(
         id=r.id or 0,
         agent=r.agent,
@@ -150,5 +176,6 @@ def to_grant(r: GrantRow) -> Grant:
         revoked_at=from_iso_or_none(r.revoked_at),
         used_count=r.used_count,
         last_used_at=from_iso_or_none(r.last_used_at),
-        active=holds(r),
+        active=holds(r, now),
+        expires_at=expiry(r),
     )

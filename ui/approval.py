@@ -6,7 +6,8 @@ reachable by keyboard (mnemonics; Enter denies). Closing the prompt leaves the
 request pending: it stays on the Vault page and in the tray. A request answered
 elsewhere (the CLI, the Vault page) or expired closes its prompt; "this session"
 is offered only to a request that came with a session (the engine refuses it
-otherwise, and the prompt would have closed on an answer that did nothing).
+otherwise, and the prompt would have closed on an answer that did nothing); "for an
+hour" is there for every agent, those without a session included.
 Lights up when the engine has `access_requests` and `answer_request`.
 """
 
@@ -25,19 +26,22 @@ from .widgets import fmt_age
 
 NO_SESSION = (
     "This agent's connection has no session, so a grant for this session would never "
-    "apply: allow once or always."
+    "apply: allow once, for an hour, or always."
 )
+HOUR_TIP = "Every read by this agent for the next hour, then it asks again."
 
 ANSWERS = (
     ("once", "Allow &once"),
     ("session", "Allow this &session"),
+    ("hour", "Allow for an &hour"),
     ("always", "&Always allow"),
     ("deny", "&Deny"),
 )
 
 
 class ApprovalPrompt(QDialog):
-    """One pending request; `answered(request_id, scope)` with scope once|session|always|deny."""
+    """One pending request; `answered(request_id, scope)` with scope
+    once|session|hour|always|deny."""
 
     answered = Signal(object, str)
 
@@ -76,6 +80,7 @@ class ApprovalPrompt(QDialog):
             self.buttons[key] = button
             row.addWidget(button)
         self.buttons["deny"].setDefault(True)  # Enter never grants
+        self.buttons["hour"].setToolTip(tr(HOUR_TIP))
         if not field(request, "session"):
             self.buttons["session"].setEnabled(False)
             self.buttons["session"].setToolTip(tr(NO_SESSION))
@@ -96,7 +101,7 @@ class ApprovalPrompt(QDialog):
         if left <= 0:
             self.countdown.setText(tr("expired"))
             self.timer.stop()
-            for key in ("once", "session", "always"):
+            for key in ("once", "session", "hour", "always"):
                 self.buttons[key].setEnabled(False)
             return
         self.countdown.setText(fmt_age(left) if left >= 60 else tr("{n} s").format(n=int(left)))

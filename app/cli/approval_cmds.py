@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import click
 
+from ..vault.records import SCOPES, Grant
 from .base import State, json_option, pass_state
 from .output import clip, emit_json, fields, short_time, table
+
+SCOPE_WORDS = {
+    "once": "once",
+    "session": "for this session",
+    "hour": "for an hour",
+    "always": "always, until the grant is revoked",
+}
 
 # -- approvals (owner) ------------------------------------------------------------
 
@@ -56,10 +64,10 @@ def approvals_list(state: State, status: str, agent: str | None, limit: int) -> 
 @click.argument("request_id", type=int)
 @click.option(
     "--scope",
-    type=click.Choice(["once", "session", "always"]),
+    type=click.Choice(SCOPES),
     default="once",
     show_default=True,
-    help="One read, this session's reads, or every read until revoked.",
+    help="One read, this session's reads, the reads of the next hour, or every read until revoked.",
 )
 @json_option
 @pass_state
@@ -69,7 +77,8 @@ def approve(state: State, request_id: int, scope: str) -> None:
     if state.as_json:
         emit_json(req)
     else:
-        click.echo(f"Allowed request {req.id}: {req.agent} may read {req.secret} ({scope}).")
+        how = SCOPE_WORDS.get(scope, scope)
+        click.echo(f"Allowed request {req.id}: {req.agent} may read {req.secret} {how}.")
 
 
 @approvals.command("deny")
@@ -163,7 +172,7 @@ def grants_list(state: State, show_all: bool, agent: str | None) -> None:
                 g.session or "-",
                 g.used_count,
                 short_time(g.created_at),
-                "active" if g.active else ("revoked" if g.revoked_at else "used"),
+                grant_state(g),
             ]
             for g in items
         ],
@@ -186,3 +195,12 @@ def revoke(state: State, grant_id: int) -> None:
 def register(cli: click.Group) -> None:
     for group in (approvals, grants):
         cli.add_command(group)
+
+
+def grant_state(g: Grant) -> str:
+    """active (an hour grant: until when), revoked, used, or lapsed."""
+    if g.active:
+        return f"active until {short_time(g.expires_at)}" if g.expires_at else "active"
+    if g.revoked_at:
+        return "revoked"
+    return "lapsed" if g.expires_at else "used"

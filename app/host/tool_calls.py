@@ -146,7 +146,10 @@ class ToolCalls:
         # threads as anyio allows: a `request_secret` holds one while the owner decides.
         self.workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="tapemind-tool")
         # False: every request goes to the SDK (the test that holds the answers equal).
-        self.direct = True
+        # This path uses two private parts of the SDK (mcp 2.3.0, pinned): its table of
+        # open sessions and its runner's serialiser. An SDK without them answers every
+        # call itself, correctly if more slowly, rather than fail after a tool ran.
+        self.direct = hasattr(manager, "_server_instances") and hasattr(self.runner, "_serialize")
         self.answered = 0  # tool calls this path answered, a count only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 REQUEST_STATUSES = ("pending", "allowed", "denied", "expired")
-SCOPES = ("once", "session", "always")
+SCOPES = ("once", "session", "hour", "always")
 DECIDERS = ("owner", "auto", "reviewer")
 
 
@@ -41,7 +41,7 @@ class AccessRequest:
     status: str  # pending | allowed | denied | expired
     decided_by: str | None  # owner | auto | reviewer
     decision_reason: str | None
-    scope: str | None  # once | session | always
+    scope: str | None  # once | session | hour | always
     grant_id: int | None
     created_at: datetime
     decided_at: datetime | None
@@ -51,7 +51,8 @@ class AccessRequest:
 
 @dataclass(frozen=True)
 class Grant:
-    """Permission for one agent to read one secret: once, for a session, or always."""
+    """Permission for one agent to read one secret: once, for a session, for an hour, or
+    always. `expires_at`: when an hour grant lapses (None for the others)."""
 
     id: int
     agent: str
@@ -64,6 +65,7 @@ class Grant:
     used_count: int
     last_used_at: datetime | None
     active: bool
+    expires_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,23 @@ def test_request_approve_read_revoke(cli_home: Path) -> None:
     assert after.exit_code == 8 and json.loads(after.output)["value"] is None
 
 
+def test_an_agent_without_a_session_can_be_allowed_for_an_hour(cli_home: Path) -> None:
+    run(cli_home, "vault", "set", "API", input=VALUE)
+    ask = ["secret", "get", "API", "--agent", "claude-code", "--reason", "发布 v2.1"]
+    assert run(cli_home, *ask).exit_code == 8
+    refused = run(cli_home, "approvals", "approve", "1", "--scope", "session")
+    assert refused.exit_code == 2 and "once, for an hour or always" in refused.output
+    approved = run(cli_home, "approvals", "approve", "1", "--scope", "hour")
+    assert approved.exit_code == 0 and "may read API for an hour" in approved.output
+    for _ in range(2):
+        got = run(cli_home, *ask)
+        assert got.exit_code == 0 and got.output.strip() == VALUE
+    [grant] = json.loads(run(cli_home, "--json", "grants", "list").output)
+    assert (grant["scope"], grant["used_count"], grant["active"]) == ("hour", 2, True)
+    assert grant["expires_at"] > grant["created_at"]
+    assert "active until" in run(cli_home, "grants", "list").output
+
+
 def test_deny_and_unknowns(cli_home: Path) -> None:
     run(cli_home, "vault", "set", "API", input=VALUE)
     run(cli_home, "secret", "get", "API", "--agent", "claude-code", "--reason", "x")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,46 @@ def test_session_scope_needs_a_session(vault: Engine) -> None:
     assert req.request_id is not None
     with pytest.raises(InvalidInput, match="session"):
         vault.answer_request(req.request_id, True, "session")
+
+
+def test_an_hour_grant_serves_an_agent_without_a_session_for_an_hour(
+    vault: Engine, clock: ManualClock
+) -> None:
+    # a sessionless agent (the 2026-07-28 protocol) can be given more than one read
+    req = vault.request_secret("alice", "API_KEY", "部署预发环境")
+    assert req.request_id is not None
+    with pytest.raises(InvalidInput, match="for an hour"):
+        vault.answer_request(req.request_id, True, "session")
+    vault.answer_request(req.request_id, True, "hour")
+    [grant] = vault.grants(active_only=True)
+    assert grant.scope == "hour" and grant.expires_at == grant.created_at + timedelta(hours=1)
+    for minutes in (0, 30, 59):
+        clock.set(grant.created_at + timedelta(minutes=minutes))
+        got = vault.request_secret("alice", "API_KEY", "deploy staging")
+        assert (got.status, got.scope, got.value) == ("allowed", "hour", VALUE)
+    # another agent has nothing from it
+    assert vault.request_secret("bob", "API_KEY", "deploy staging").value is None
+    # an hour after the answer it has lapsed: the agent asks again, the owner decides again
+    clock.set(grant.created_at + timedelta(hours=1))
+    lapsed = vault.request_secret("alice", "API_KEY", "deploy staging")
+    assert lapsed.status == "pending" and lapsed.value is None
+    [after] = vault.grants()
+    assert not after.active and after.used_count == 3 and after.revoked_at is None
+    assert vault.grants(active_only=True) == []
+
+
+def test_an_hour_grant_is_used_before_a_once_grant(vault: Engine) -> None:
+    # two requests waiting at once (one from a session, one without), answered differently
+    one = vault.request_secret("alice", "API_KEY", "one read", session="stdio:7")
+    hour = vault.request_secret("alice", "API_KEY", "for the next hour")
+    assert one.request_id is not None and hour.request_id is not None
+    vault.answer_request(one.request_id, True, "once")
+    vault.answer_request(hour.request_id, True, "hour")
+    for _ in range(2):
+        assert vault.request_secret("alice", "API_KEY", "read").scope == "hour"
+    # the once grant is kept for when the hour has passed
+    by_scope = {g.scope: g for g in vault.grants(active_only=True)}
+    assert by_scope["once"].used_count == 0 and by_scope["hour"].used_count == 2
 
 
 def test_always_until_revoked(vault: Engine) -> None:

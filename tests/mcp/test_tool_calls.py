@@ -226,3 +226,21 @@ def test_the_sdks_client_in_both_eras_is_answered_by_the_host(
         seen = anyio.run(use, mode)
         assert f"[m{memory_id}]" in seen["context"] and memory_id in seen["hits"], mode
         assert served.tool_calls.answered - before == 2, mode
+
+
+def test_an_sdk_without_the_parts_this_path_uses_answers_every_call_itself() -> None:
+    """The direct path reads two private parts of the pinned SDK; without them the host
+    hands every request to the SDK (whose answers the tests above hold equal), rather
+    than fail after a tool ran."""
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from app.host.tool_calls import ToolCalls
+    from app.mcp.server import build_server
+
+    server = build_server(lambda: None, lambda ctx: "A")
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    manager = StreamableHTTPSessionManager(app=server, json_response=True)
+    assert ToolCalls(manager, server, lambda: None, security).direct
+    del manager._server_instances  # as if a later SDK kept its sessions elsewhere
+    assert not ToolCalls(manager, server, lambda: None, security).direct

@@ -45,7 +45,7 @@ def test_this_session_is_offered_only_to_a_request_with_a_session(asked, qtbot, 
         prompt = _prompt(qtbot, s)
         assert prompt.request_id == first.request_id
         assert not prompt.buttons["session"].isEnabled()
-        assert "allow once or always" in prompt.buttons["session"].toolTip()
+        assert "allow once, for an hour, or always" in prompt.buttons["session"].toolTip()
         assert prompt.buttons["once"].isEnabled() and prompt.buttons["always"].isEnabled()
         with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
             qtbot.mouseClick(prompt.buttons["once"], Qt.MouseButton.LeftButton)
@@ -125,5 +125,38 @@ def test_a_request_that_expires_closes_its_prompt(asked, qtbot, english) -> None
         qtbot.waitUntil(lambda: engine.access_requests(status="pending") == [], timeout=10000)
         qtbot.waitUntil(lambda: not prompt.isVisible(), timeout=10000)
         assert engine.access_request(short.request_id).status == "expired"
+    finally:
+        s.close()
+
+
+def test_an_agent_without_a_session_can_be_allowed_for_an_hour(asked, qtbot, english) -> None:
+    """The prompt's "for an hour" serves every agent, sessionless ones too, by keyboard;
+    the Vault page then says until when the agent may read the secret."""
+    from ui import i18n
+    from ui.session import Session
+
+    engine, agent, secret = asked
+    first = engine.request_secret(agent, secret, "发布 v2.1 需要推送标签")
+    s = Session(engine, page="vault", tray=False, prompts=True)
+    i18n.install_language("zh")  # the `english` fixture puts English back afterwards
+    try:
+        prompt = _prompt(qtbot, s)
+        hour = prompt.buttons["hour"]
+        assert hour.isEnabled() and hour.text() == "1 小时内允许(&H)"
+        assert "1 小时" in hour.toolTip()
+        with qtbot.waitSignal(s.bridge.requests_changed, timeout=10000):
+            qtbot.keyClick(prompt, Qt.Key.Key_H, Qt.KeyboardModifier.AltModifier)
+        answered = engine.access_request(first.request_id)
+        assert (answered.status, answered.scope) == ("allowed", "hour")
+        # the agent reads it again and again within the hour, with no new prompt
+        for _ in range(2):
+            again = engine.request_secret(agent, secret, "push the tag")
+            assert (again.status, again.scope) == ("allowed", "hour") and again.value
+        assert engine.access_requests(status="pending") == []
+        page = s.window.pages["vault"]
+        with qtbot.waitSignal(page.loaded, timeout=10000):
+            page.refresh()
+        [row] = [r for r in page.model.rows if r.info.name == secret]
+        assert any(label.startswith(f"{agent} (至 ") for label in row.grants)
     finally:
         s.close()

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..approval import NO_SESSION
+from ..approval import HOUR_TIP, NO_SESSION
 from ..dialogs import ConfirmDialog
 from ..i18n import tr
 from ..probe import age_seconds, field
@@ -40,6 +40,7 @@ SESSION_ROLE = Qt.ItemDataRole.UserRole + 1
 ANSWERS = (
     ("once", "Allow once"),
     ("session", "Allow this session"),
+    ("hour", "Allow for an hour"),
     ("always", "Always allow"),
     ("deny", "Deny"),
 )
@@ -82,7 +83,10 @@ def load_vault(engine: Any) -> VaultView:
     holders: dict[str, list[str]] = {}
     if callable(getattr(engine, "grants", None)):
         for g in engine.grants(active_only=True):
-            label = f"{g.agent} ({tr(g.scope)})"
+            lapses = getattr(g, "expires_at", None)
+            # an hour grant ends within the hour: its time of day says when
+            how = tr("until {time}").format(time=fmt_time(lapses)[-5:]) if lapses else tr(g.scope)
+            label = f"{g.agent} ({how})"
             holders.setdefault(g.secret, []).append(label)
     rows = tuple(SecretRow(s, tuple(holders.get(s.name, ()))) for s in secrets)
     return VaultView(status, rows, pending, None, sum(len(h) for h in holders.values()))
@@ -175,6 +179,7 @@ class VaultPage(Page):
             button.clicked.connect(lambda _=False, k=key: self.answer(k))
             self.answer_buttons[key] = button
             answers.addWidget(button)
+        self.answer_buttons["hour"].setToolTip(tr(HOUR_TIP))
         root.addLayout(answers)
 
         bar = QHBoxLayout()
@@ -276,7 +281,7 @@ class VaultPage(Page):
         button.setToolTip("" if has_session else tr(NO_SESSION))
 
     def answer(self, key: str) -> None:
-        """Answer the selected request: once | session | always, or deny."""
+        """Answer the selected request: once | session | hour | always, or deny."""
         item = self.requests.currentItem()
         if item is None or item.data(ID_ROLE) is None:
             return

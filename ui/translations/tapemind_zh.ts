@@ -136,6 +136,14 @@
         <translation>允许一次(&amp;O)</translation>
     </message>
     <message>
+        <source>Allow for an &amp;hour</source>
+        <translation>1 小时内允许(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Allow for an hour</source>
+        <translation>1 小时内允许</translation>
+    </message>
+    <message>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
@@ -314,6 +322,10 @@
     <message>
         <source>Every conflict in the queue is settled.</source>
         <translation>队列中的冲突都已裁决。</translation>
+    </message>
+    <message>
+        <source>Every read by this agent for the next hour, then it asks again.</source>
+        <translation>此后 1 小时内该智能体的每次读取都允许，之后需要再次请求。</translation>
     </message>
     <message>
         <source>Every secret is encrypted again under a new key.</source>
@@ -844,8 +856,8 @@
         <translation>该智能体还没有磁带记录。</translation>
     </message>
     <message>
-        <source>This agent's connection has no session, so a grant for this session would never apply: allow once or always.</source>
-        <translation>该智能体的连接没有会话，“本次会话”的授权永远不会生效：请选择允许一次或始终允许。</translation>
+        <source>This agent's connection has no session, so a grant for this session would never apply: allow once, for an hour, or always.</source>
+        <translation>该智能体的连接没有会话，“本次会话”的授权永远不会生效：请选择允许一次、1 小时内允许或始终允许。</translation>
     </message>
     <message>
         <source>This engine does not report it yet.</source>
@@ -1170,6 +1182,10 @@
     <message>
         <source>tools</source>
         <translation>工具</translation>
+    </message>
+    <message>
+        <source>until {time}</source>
+        <translation>至 {time}</translation>
     </message>
     <message>
         <source>user</source>
