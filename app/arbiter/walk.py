@@ -14,9 +14,9 @@ unless it is one of these:
   question where the closest raised none, see `_taken`);
 - the unsure conflict "something changed but it is unclear it is this memory", or a conflict on
   thin evidence: the first firm decision farther out is taken, a conflict included;
-- a firm conflict: a farther memory the candidate repeats (`duplicate`) or refines (`update`) is
-  what the candidate is about (a contradiction with the closer one was there before the
-  candidate); one it says changed (`supersede`) gets the conflict instead, a person settling it.
+- a firm conflict: a farther memory the candidate repeats, refines or says changed gets the
+  conflict instead (the candidate contradicts a closer memory too, so which one it is about is
+  for a person to say); with none, the closest's conflict stands.
 
 Safety: a farther neighbour goes through the very rules the closest does (no rule is loosened),
 and a destructive decision those rules accept on thin evidence (see `Judged.evidence`) becomes a
@@ -96,11 +96,10 @@ def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
         for judged in farther:
             if judged.evidence != "firm":
                 continue
-            if judged.decision.action in ("duplicate", "update"):
-                return _on_farther(judged, [closest])
-            if judged.decision.action == "supersede":
-                # it says a farther memory changed, yet contradicts a closer one: which one it
-                # replaces is for a person to say, on the memory it names a change of
+            if judged.decision.action in DESTRUCTIVE:
+                # it repeats, refines or replaces a farther memory, yet contradicts a closer
+                # one: which memory it is about is for a person to say (an update taken here
+                # gave Bob's review habit Alice's text in the mixed holdout set)
                 return _on_farther(judged, [closest], "a closer memory conflicting as well")
         return closest.decision
     # an `add`, an unsure conflict or a thin one: the first decision farther out worth taking

@@ -181,3 +181,23 @@ def test_a_change_of_another_subject_retires_no_memory(
     result = cc.remember("cc", new, "project_fact")
     assert result.decision in ("add", "conflict"), result.reason
     assert active(cc) == sorted([*olds, new])
+
+
+def test_past_a_firm_conflict_no_farther_memory_is_overwritten() -> None:
+    """A candidate that contradicts a closer memory and repeats or refines a farther one: which
+    memory it is about is a person's question (an update here once gave one colleague's
+    review habit another's text), and the closer conflict is not lost either."""
+    from app.arbiter.base import Decision
+    from app.arbiter.walk import Judged, first_decided
+
+    closest = Judged(
+        Decision("conflict", 4, "a different value for the same subject", "offline"), 4
+    )
+    for action in ("update", "duplicate", "supersede"):
+        farther = Judged(Decision(action, 7, "repeats the memory", "offline"), 7)
+        decided = first_decided(closest, iter([farther]))
+        assert (decided.action, decided.target_id) == ("conflict", 7), action
+        assert "a closer memory conflicting as well" in decided.reason
+        assert "decided on 7, not the closer 4 (conflicting)" in decided.reason
+    # with nothing farther, the closer conflict stands
+    assert first_decided(closest, iter([])) == closest.decision
