@@ -1,6 +1,9 @@
 """Time the offline arbiter: one candidate against 10 neighbours, every text new (cold cache).
 
-python bench/arbiter_speed.py [--n 2000]
+python bench/arbiter_speed.py [--n 2000] [--walk]
+
+--walk: a candidate that none of its ten close neighbours is about, so the arbiter judges every
+one of them (app/arbiter/walk.py) instead of stopping at the closest: the worst case.
 """
 
 from __future__ import annotations
@@ -22,11 +25,17 @@ EN = "The backend service {k} runs on Python 3.{i} and deploys to Fly.io every F
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--walk", action="store_true", help="no neighbour decides: judge all")
     args = parser.parse_args()
     arbiter = OfflineArbiter()
     times, cpu = [], []
     for k in range(args.n):
-        cand = Candidate(f"User switched to VS Code instead of Vim, project {k}", "preference")
+        text = (
+            f"The user reviews pull requests every morning, project {k}"
+            if args.walk
+            else f"User switched to VS Code instead of Vim, project {k}"
+        )
+        cand = Candidate(text, "preference")
         neighbours = [
             Neighbour(i, (ZH if i % 2 else EN).format(k=k, i=i), "preference", 0.5, 0.4)
             for i in range(10)
