@@ -12,6 +12,8 @@ from app.arbiter import Candidate, Neighbour, OfflineArbiter
 from app.arbiter.evaluate import evaluate, load_cases
 from app.arbiter.similarity import USESimilarity
 
+from .memory_helpers import active
+
 # (existing, candidate) — both directions of each
 DUPLICATE = [
     ("用户每天早上喝咖啡", "The user drinks coffee every morning"),
@@ -33,16 +35,6 @@ CONFLICT = [
     ("Production runs PostgreSQL 15.", "生产环境跑的是 PostgreSQL 14。"),
     ("The user likes dark mode.", "用户不喜欢深色模式。"),
 ]
-
-
-@pytest.fixture
-def cc(engine: Engine) -> Engine:
-    engine.add_agent("cc")
-    return engine
-
-
-def active(engine: Engine) -> list[str]:
-    return sorted(m.text for m in engine.memories("cc", status="active"))
 
 
 @pytest.mark.parametrize(("old", "new"), DUPLICATE)

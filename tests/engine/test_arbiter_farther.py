@@ -9,6 +9,8 @@ import pytest
 from app import Engine
 from app.arbiter import Candidate, Neighbour, OfflineArbiter
 
+from .memory_helpers import active
+
 # (old memory, a closer memory about something else, the candidate): Friday deploys moved to
 # Thursday, said in the other language, with a Thursday memory closer to the candidate
 CHANGED = [
@@ -65,16 +67,6 @@ RELATED = [
         "Fixed the race condition in the upload queue.",
     ),
 ]
-
-
-@pytest.fixture
-def cc(engine: Engine) -> Engine:
-    engine.add_agent("cc")
-    return engine
-
-
-def active(engine: Engine) -> list[str]:
-    return sorted(m.text for m in engine.memories("cc", status="active"))
 
 
 @pytest.mark.parametrize(("old", "closer", "new"), CHANGED)

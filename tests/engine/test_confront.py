@@ -45,12 +45,6 @@ ADD = {
 LANGS = ["en", "zh"]
 
 
-@pytest.fixture
-def cc(engine: Engine) -> Engine:
-    engine.add_agent("cc")
-    return engine
-
-
 def source(engine: Engine, text: str) -> int:
     return engine.append("cc", [{"thread": "t", "turn": "u1", "kind": "message",
                                  "role": "user", "text": text}]).ids[0]  # fmt: skip

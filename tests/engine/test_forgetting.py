@@ -13,12 +13,6 @@ from app.strength import anchor_time, fade_time, strength
 DAY = timedelta(days=1)
 
 
-@pytest.fixture
-def cc(engine: Engine) -> Engine:
-    engine.add_agent("cc")
-    return engine
-
-
 def candidates(engine: Engine, **kw) -> list[int]:  # type: ignore[no-untyped-def]
     return [c.memory_id for c in engine.maintain("cc", dry_run=True, **kw).candidates]
 
