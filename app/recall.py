@@ -6,7 +6,12 @@ Few parameters, good defaults. Candidates come from routes:
 - query: memories relevant to the query (full-text, plus semantic when the
   vector index is available);
 - core: the agent's strongest memories (important preferences and facts),
-  so even a bare call returns something useful.
+  so even a bare call returns something useful. When the query route found a
+  relevant memory, a core memory it did not find is left out: the query says
+  what the turn is about, and filling the budget with the agent's strongest
+  unrelated memories buries the answer (a Chinese question about drinks got 17
+  memories, 9 of them core-only). Thread and user memories are injected whatever
+  the query: the conversation's own recent memories are context by design.
 A memory about a person (its `user`) is injected only for that person when the call
 names one, and its line says whom it is about.
 The routes are fused with weighted reciprocal rank fusion, each candidate
@@ -216,6 +221,18 @@ def _query_route(
     return order, weak - set(order), archived
 
 
+def _without_unasked_core(
+    scored: list[tuple[float, _Candidate]], via: dict[int, list[str]]
+) -> list[tuple[float, _Candidate]]:
+    """`scored` less the memories only the core route brought, when the query route
+    brought one that can be injected (after the person filter): the query then gives
+    the signal, and core memories are for calls that have none. Removing a key from
+    RRF leaves every other memory's score as it was."""
+    if not any("query" in via[row.id] for _, row in scored):
+        return scored
+    return [(sc, row) for sc, row in scored if via[row.id] != ["core"]]
+
+
 def context(
     rt: Runtime,
     agent: str,
@@ -272,6 +289,7 @@ def context(
             )
             power = strength(now, anchor, settings.half_life_days, row.importance, row.use_count)
             scored.append((base * (0.5 + 0.5 * power), row))
+        scored = _without_unasked_core(scored, via)
         scored.sort(key=lambda pair: (-pair[0], -pair[1].id))
 
     used = _HEADER_TOKENS
