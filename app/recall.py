@@ -4,7 +4,9 @@ Few parameters, good defaults. Candidates come from routes:
 - thread: recent memories of this thread;
 - user: recent memories about this user;
 - query: memories relevant to the query (full-text, plus semantic when the
-  vector index is available);
+  vector index is available); semantic neighbours under the model's similarity
+  floor, and full-text hits sharing only single Chinese characters with a query
+  whose words other hits share (`app.lexical_signal`), are below relevance;
 - core: the agent's strongest memories (important preferences and facts),
   so even a bare call returns something useful. When the query route found a
   relevant memory, a core memory it did not find is left out: the query says
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sqlmodel import col, select
 
-from . import rare_terms
+from . import lexical_signal, rare_terms
 from .db.schema import RecallRow
 from .db.store import Tx, dbapi, id_list
 from .errors import InvalidInput
@@ -200,16 +202,23 @@ def _query_route(
     counts = rare_terms.count_cache(rt)
     lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH, counts=counts)
     lexical_ids = [i for i, _ in lexical]
-    lists: dict[str, list[int]] = {"fulltext": lexical_ids}
+    # Hits sharing one character with a query whose bigrams other hits share.
+    thin = lexical_signal.character_only(s, query, lexical_ids)
     weak: set[int] = set()
+    semantic_list: list[int] = []
     if retrieval is not None:
         semantic = retrieval.semantic_ids(
             s, arow, "memory", query, active, ROUTE_DEPTH, pending=pending
         )
         floor = retrieval.similarity_floor(s)
-        found = set(lexical_ids)
+        found = set(lexical_ids) - thin
         weak = {i for i, sim in semantic if sim < floor and i not in found}
-        lists["semantic"] = [i for i, _ in semantic if i not in weak]
+        semantic_list = [i for i, _ in semantic if i not in weak]
+    # A thin hit stays when semantic search finds it close enough.
+    weak |= thin - set(semantic_list)
+    lists: dict[str, list[int]] = {"fulltext": [i for i in lexical_ids if i not in weak]}
+    if retrieval is not None:
+        lists["semantic"] = semantic_list
     archived: list[int] = []
     # Most agents have no archived memory: one index probe instead of a full-text query.
     if dbapi(s).execute(_ANY_ARCHIVED_SQL, (arow.id,)).fetchone() is not None:
@@ -289,7 +298,11 @@ def context(
             )
             power = strength(now, anchor, settings.half_life_days, row.importance, row.use_count)
             scored.append((base * (0.5 + 0.5 * power), row))
+        considered = {row.id for _, row in scored}
         scored = _without_unasked_core(scored, via)
+        # Core memories the query made irrelevant are not candidates: those the query
+        # route judged weak are listed below relevance, the rest (unrelated) nowhere.
+        unasked = considered - {row.id for _, row in scored}
         scored.sort(key=lambda pair: (-pair[0], -pair[1].id))
 
     used = _HEADER_TOKENS
@@ -309,7 +322,8 @@ def context(
         )
     # A weak semantic neighbour that another route (thread, user, core) brought in is
     # not "dropped": one row per memory in the recall record.
-    dropped.extend(DroppedItem(i, "below_relevance", 0.0) for i in sorted(weak - set(fused)))
+    below = (weak - set(fused)) | (weak & unasked)
+    dropped.extend(DroppedItem(i, "below_relevance", 0.0) for i in sorted(below))
     dropped.extend(DroppedItem(i, "archived", 0.0) for i in archived)
     text = "\n".join([HEADER, *lines]) if lines else ""
     tokens_used = used if lines else 0
