@@ -295,7 +295,7 @@ def search(
         ]
         hits = load_hits(s, agent, page)
         if retrieval is not None and mode in ("semantic", "hybrid"):
-            hits = _mark_weak(hits, retrieval.similarity_floor(s), notes)
+            hits = _mark_weak(hits, retrieval.similarity_floor(s))
     return SearchResult(
         query=query,
         scope=scope,
@@ -308,22 +308,14 @@ def search(
     )
 
 
-def _mark_weak(hits: list[SearchHit], floor: float, notes: list[str]) -> list[SearchHit]:
-    """`hits` with `weak` set on those only semantic search found, under `floor`; a note
-    says how many, for an agent reading the hits' scores without knowing the model."""
-    marked = [
+def _mark_weak(hits: list[SearchHit], floor: float) -> list[SearchHit]:
+    """`hits` with `weak` set on those only semantic search found, under `floor`."""
+    return [
         replace(h, weak=True)
         if set(h.why) <= _SEMANTIC_PARTS and h.why.get("semantic", 0.0) < floor
         else h
         for h in hits
     ]
-    weak = sum(h.weak for h in marked)
-    if weak:
-        notes.append(
-            f"{weak} of {len(marked)} hits are weak (weak: true): found by meaning alone, "
-            f"similarity under {floor:g}, no word in common with the query; most likely unrelated."
-        )
-    return marked
 
 
 def _semantic_n(kind: str, want: int) -> int:
