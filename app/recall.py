@@ -12,8 +12,9 @@ Few parameters, good defaults. Candidates come from routes:
   relevant memory, a core memory it did not find is left out: the query says
   what the turn is about, and filling the budget with the agent's strongest
   unrelated memories buries the answer (a Chinese question about drinks got 17
-  memories, 9 of them core-only). Thread and user memories are injected whatever
-  the query: the conversation's own recent memories are context by design.
+  memories, 9 of them core-only); a pinned one (importance 0.9 or more) stays.
+  Thread and user memories are injected whatever the query: the conversation's own
+  recent memories are context by design.
 A memory about a person (its `user`) is injected only for that person when the call
 names one, and its line says whom it is about.
 The routes are fused with weighted reciprocal rank fusion, each candidate
@@ -230,16 +231,26 @@ def _query_route(
     return order, weak - set(order), archived
 
 
+# A memory remembered with this importance or more is kept in mind in every turn (a
+# standing rule: "always answer in Chinese"), whatever the query; the remember tool
+# says so.
+PINNED_IMPORTANCE = 0.9
+
+
 def _without_unasked_core(
     scored: list[tuple[float, _Candidate]], via: dict[int, list[str]]
 ) -> list[tuple[float, _Candidate]]:
     """`scored` less the memories only the core route brought, when the query route
     brought one that can be injected (after the person filter): the query then gives
-    the signal, and core memories are for calls that have none. Removing a key from
-    RRF leaves every other memory's score as it was."""
+    the signal, and core memories are for calls that have none; pinned ones stay.
+    Removing a key from RRF leaves every other memory's score as it was."""
     if not any("query" in via[row.id] for _, row in scored):
         return scored
-    return [(sc, row) for sc, row in scored if via[row.id] != ["core"]]
+    return [
+        (sc, row)
+        for sc, row in scored
+        if via[row.id] != ["core"] or row.importance >= PINNED_IMPORTANCE
+    ]
 
 
 def context(

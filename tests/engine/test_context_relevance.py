@@ -28,7 +28,7 @@ UNRELATED_ZH = ["周报多用数据，不写空话", "部署流水线用 Terrafo
 def _seed(engine: Engine, agent: str, drink: str, unrelated: list[str]) -> dict[str, int]:
     engine.add_agent(agent)
     ids = {}
-    for body, importance in [(drink, 0.5), *((u, 0.9) for u in unrelated)]:
+    for body, importance in [(drink, 0.5), *((u, 0.8) for u in unrelated)]:
         made = engine.remember(agent, body, "preference", importance=importance)
         assert made.memory is not None
         ids[body] = made.memory.id
@@ -54,6 +54,25 @@ def test_a_clear_query_injects_what_it_is_about_not_the_agents_strongest_memorie
     # A bare call has no signal: the agent's strongest memories are what it gets.
     bare = engine.context("a")
     assert set(bare.included_ids) == set(ids.values())
+
+
+@pytest.mark.parametrize(
+    ("drink", "unrelated", "rule", "query"),
+    [
+        (DRINK_EN, UNRELATED_EN, "Always answer the user in Chinese", "coffee"),
+        (DRINK_ZH, UNRELATED_ZH, "回答一律用英文", "用户喜欢喝什么"),
+    ],
+)
+def test_a_pinned_memory_is_kept_in_mind_whatever_the_query(
+    engine: Engine, drink: str, unrelated: list[str], rule: str, query: str
+) -> None:
+    """Importance 0.9 or more is a standing rule: injected in every turn."""
+    ids = _seed(engine, "a", drink, unrelated)
+    pinned = engine.remember("a", rule, "preference", importance=0.95).memory
+    assert pinned is not None
+    engine.run_indexer()
+    block = engine.context("a", query=query)
+    assert set(block.included_ids) == {ids[drink], pinned.id}
 
 
 def test_memories_sharing_one_character_with_a_chinese_question_are_below_relevance(
