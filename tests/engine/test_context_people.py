@@ -17,7 +17,9 @@ def test_a_memory_about_someone_else_is_not_injected(engine: Engine) -> None:
     bob = remember(engine, "The user wants tabs for indentation", "bob")
     everyone = remember(engine, "The team's CI runs on Python 3.11", None)
 
-    for_bob = engine.context("A", user="bob", thread="other", query="缩进 indentation")
+    # "Python" is what the memory about no one shares with the query: a clear query
+    # injects only what it is about (the core route no longer adds unrelated memories).
+    for_bob = engine.context("A", user="bob", thread="other", query="缩进 indentation Python")
     assert bob in for_bob.included_ids and everyone in for_bob.included_ids
     assert alice not in for_bob.included_ids
     assert "4 个空格" not in for_bob.text

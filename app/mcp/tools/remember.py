@@ -47,7 +47,12 @@ class Args(ToolArgs):
     ] = Field(default_factory=list)
     importance: Annotated[
         float,
-        Field(ge=0, le=1, description="0 to 1: how much it matters (default 0.5)."),
+        Field(
+            ge=0,
+            le=1,
+            description="0 to 1: how much it matters (default 0.5). 0.9 or more: a standing "
+            "rule kept in mind in every turn, whatever the turn is about; use it sparingly.",
+        ),
     ] = 0.5
     parents: Annotated[
         list[int],

@@ -22,7 +22,9 @@ DESCRIPTION = (
     "Search your memories (and, with scope, your tape) when `context` was not enough. "
     "Modes: hybrid (default), fulltext, semantic, regex. Filter by category, status "
     "(archived memories are found only when you ask for them), thread and time; page with "
-    "limit and offset. Read a hit in full with `memory`, or its tape with `tape(around=…)`."
+    "limit and offset. Read a hit in full with `memory`, or its tape with `tape(around=…)`. "
+    "A hit with weak: true was found by meaning alone and is far from the query: most "
+    "likely unrelated."
 )
 READ_ONLY = True
 
