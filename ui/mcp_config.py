@@ -41,7 +41,9 @@ class McpConfigDialog(QDialog):
         lay = QVBoxLayout(self)
         self.client = QComboBox()
         for s in snippets:
-            self.client.addItem(f"{s.client} · {s.transport}")
+            # a client has a command and a file for each transport: say which is which
+            form = tr("command") if getattr(s, "form", "file") == "command" else tr("file")
+            self.client.addItem(f"{s.client} · {s.transport} · {form}")
         lay.addWidget(self.client)
         self.where = QLabel("")
         self.where.setObjectName("muted")
@@ -56,7 +58,8 @@ class McpConfigDialog(QDialog):
         lay.addWidget(note)
         buttons = QDialogButtonBox()
         self.copy = buttons.addButton(tr("Copy"), QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        # Qt's own words are not translated (no qtbase catalogue ships): name it ourselves
+        buttons.addButton(QDialogButtonBox.StandardButton.Close).setText(tr("Close"))
         self.copy.clicked.connect(self.copy_text)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)

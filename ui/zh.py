@@ -241,6 +241,8 @@ ZH: dict[str, str] = {
     "Merged": "已合并",
     "This agent's connection has no session, so a grant for this session would never apply: allow once, for an hour, or always.": "该智能体的连接没有会话，“本次会话”的授权永远不会生效：请选择允许一次、1 小时内允许或始终允许。",
     "Allow for an hour": "1 小时内允许",
+    "command": "命令",
+    "file": "配置文件",
     "Allow for an &hour": "1 小时内允许(&H)",
     "until {time}": "至 {time}",
     "Every read by this agent for the next hour, then it asks again.": "此后 1 小时内该智能体的每次读取都允许，之后需要再次请求。",

@@ -58,6 +58,7 @@ class Snippet:
     transport: str  # http | stdio
     where: str  # where to paste or run it
     text: str
+    form: str = "file"  # file: paste into a configuration file | command: run in a shell
 
 
 def stdio_args(home: Path, agent: str) -> list[str]:
@@ -157,6 +158,7 @@ def snippets(
             place(lang, "claude_shell"),
             f"claude mcp add --transport http --scope user {SERVER_NAME} {shlex.quote(url)} "
             f"--header {shlex.quote('Authorization: ' + bearer)}",
+            form="command",
         ),
         Snippet(
             "Claude Code",
@@ -170,6 +172,7 @@ def snippets(
             place(lang, "claude_shell"),
             f"claude mcp add --transport stdio --scope user {SERVER_NAME} -- "
             f"{shlex.join([exe, *args])}",
+            form="command",
         ),
         Snippet(
             "Claude Code",
@@ -191,6 +194,7 @@ def snippets(
             place(lang, "codex_shell", export),
             f"codex mcp add {SERVER_NAME} --url {shlex.quote(url)} "
             f"--bearer-token-env-var {env_var}",
+            form="command",
         ),
         Snippet(
             "Codex",
@@ -204,6 +208,7 @@ def snippets(
             "stdio",
             place(lang, "codex_shell"),
             f"codex mcp add {SERVER_NAME} -- {shlex.join([exe, *args])}",
+            form="command",
         ),
         Snippet(
             "DeepChat",

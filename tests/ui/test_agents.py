@@ -87,6 +87,8 @@ def test_copy_mcp_configuration_with_the_agents_token(session, qtbot, open_page)
 
 def test_the_mcp_configuration_says_where_it_goes_in_chinese(session, qtbot) -> None:
     # The dialog's "where" line is the snippets' own text: in Chinese when the app is.
+    from PySide6.QtWidgets import QPushButton
+
     from ui import i18n
     from ui.mcp_config import McpConfigDialog, load_snippets
 
@@ -97,5 +99,10 @@ def test_the_mcp_configuration_says_where_it_goes_in_chinese(session, qtbot) -> 
         qtbot.addWidget(dialog)
         dialog.client.setCurrentIndex(0)
         assert "在终端运行" in dialog.where.text() and "~/.claude.json" in dialog.where.text()
+        # one client and transport has a command and a file: the list tells them apart
+        labels = [dialog.client.itemText(i) for i in range(dialog.client.count())]
+        assert len(set(labels)) == len(labels)
+        assert labels[:2] == ["Claude Code · http · 命令", "Claude Code · http · 配置文件"]
+        assert [b.text() for b in dialog.findChildren(QPushButton)] == ["复制", "关闭"]
     finally:
         i18n.install_language("en")

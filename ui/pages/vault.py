@@ -364,7 +364,9 @@ class VaultPage(Page):
         self.revealed.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.revealed.setStyleSheet("font-family: monospace; font-size: 12pt;")
         lay.addWidget(self.revealed)
+        # Qt's own words are not translated (no qtbase catalogue ships): name it ourselves
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.button(QDialogButtonBox.StandardButton.Close).setText(tr("Close"))
         close.rejected.connect(box.reject)
         lay.addWidget(close)
         box.finished.connect(box.deleteLater)  # the value leaves memory with the dialog

@@ -984,6 +984,10 @@
         <translation>用逗号分隔，例如 staging, db</translation>
     </message>
     <message>
+        <source>command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
         <source>compact</source>
         <translation>摘要</translation>
     </message>
@@ -1014,6 +1018,10 @@
     <message>
         <source>expired</source>
         <translation>已过期</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>配置文件</translation>
     </message>
     <message>
         <source>forgotten</source>
