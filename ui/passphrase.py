@@ -50,9 +50,16 @@ class PassphrasePrompt(QObject):
             if purpose == "create"
             else tr("The vault is locked. Passphrase:")
         )
-        text, ok = QInputDialog.getText(
-            self.window, tr("Vault passphrase"), label, QLineEdit.EchoMode.Password
-        )
+        dialog = QInputDialog(self.window)
+        dialog.setWindowTitle(tr("Vault passphrase"))
+        dialog.setLabelText(label)
+        dialog.setTextEchoMode(QLineEdit.EchoMode.Password)
+        # Qt's own "OK"/"Cancel" are not translated (no qtbase catalogue ships)
+        dialog.setOkButtonText(tr("Unlock") if purpose != "create" else tr("Create"))
+        dialog.setCancelButtonText(tr("Cancel"))
+        ok = dialog.exec() == QInputDialog.DialogCode.Accepted
+        text = dialog.textValue()
+        dialog.deleteLater()  # the typed passphrase leaves memory with the dialog
         self._answer = text if ok and text else None
         self.answered.emit(self._answer is not None)
         self._done.set()

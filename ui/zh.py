@@ -329,6 +329,8 @@ ZH: dict[str, str] = {
     "Choose a passphrase for the new vault:": "为新保险库设置口令：",
     "The vault is locked. Passphrase:": "保险库已锁定。口令：",
     "Vault passphrase": "保险库口令",
+    "Unlock": "解锁",
+    "Create": "创建",
     # approval prompt
     "Secret requested": "密钥请求",
     "Reason": "理由",

@@ -50,3 +50,33 @@ def test_cancel_gives_none_and_the_gui_thread_is_never_blocked(qtbot, english) -
     worker.join(5)
     assert out == [None]
     assert prompt.provider("unlock") is None  # asked on the GUI thread: no dialog, no wait
+
+
+def test_the_dialog_speaks_chinese_when_the_app_does(qtbot, english) -> None:
+    from PySide6.QtWidgets import QPushButton
+
+    from ui import i18n
+
+    i18n.install_language("zh")
+    prompt = PassphrasePrompt()
+    out: list[str | None] = []
+    worker = _ask_from_a_worker(prompt, out)
+    seen: list[list[str]] = []
+
+    def look_then_answer() -> None:
+        shown = [
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, QInputDialog) and w.isVisible()
+        ]
+        if not shown:
+            QTimer.singleShot(10, look_then_answer)
+            return
+        seen.append(sorted(b.text() for b in shown[0].findChildren(QPushButton)))
+        _answer_when_shown("口令")
+
+    QTimer.singleShot(0, look_then_answer)
+    with qtbot.waitSignal(prompt.answered, timeout=10000):
+        worker.start()
+    worker.join(5)
+    assert seen == [sorted(["解锁", "取消"])] and out == ["口令"]

@@ -272,6 +272,10 @@
         <translation>复制 MCP 配置…</translation>
     </message>
     <message>
+        <source>Create</source>
+        <translation>创建</translation>
+    </message>
+    <message>
         <source>Created</source>
         <translation>创建时间</translation>
     </message>
@@ -902,6 +906,10 @@
     <message>
         <source>Unembedded</source>
         <translation>未嵌入</translation>
+    </message>
+    <message>
+        <source>Unlock</source>
+        <translation>解锁</translation>
     </message>
     <message>
         <source>Updated</source>
