@@ -158,5 +158,8 @@ def test_an_agent_without_a_session_can_be_allowed_for_an_hour(asked, qtbot, eng
             page.refresh()
         [row] = [r for r in page.model.rows if r.info.name == secret]
         assert any(label.startswith(f"{agent} (至 ") for label in row.grants)
+        # the page reloads itself when the hour is over (a second after), to drop the grant
+        assert page.lapse_timer.isActive()
+        assert 3_500_000 < page.lapse_timer.remainingTime() <= 3_601_000
     finally:
         s.close()

@@ -7,9 +7,10 @@ value in a password field. Everything goes through the engine's vault API.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -59,6 +60,7 @@ class VaultView:
     pending: tuple[Any, ...]
     problem: str | None = None
     active_grants: int = 0
+    next_lapse: datetime | None = None  # when the first hour grant shown ends
 
 
 SECRET_COLUMNS = (
@@ -81,6 +83,7 @@ def load_vault(engine: Any) -> VaultView:
     except Exception as exc:  # a locked vault: say so, keep the requests visible
         return VaultView(status, (), pending, str(exc))
     holders: dict[str, list[str]] = {}
+    lapses_first: datetime | None = None
     if callable(getattr(engine, "grants", None)):
         for g in engine.grants(active_only=True):
             lapses = getattr(g, "expires_at", None)
@@ -88,8 +91,11 @@ def load_vault(engine: Any) -> VaultView:
             how = tr("until {time}").format(time=fmt_time(lapses)[-5:]) if lapses else tr(g.scope)
             label = f"{g.agent} ({how})"
             holders.setdefault(g.secret, []).append(label)
+            if lapses is not None and (lapses_first is None or lapses < lapses_first):
+                lapses_first = lapses
     rows = tuple(SecretRow(s, tuple(holders.get(s.name, ()))) for s in secrets)
-    return VaultView(status, rows, pending, None, sum(len(h) for h in holders.values()))
+    granted = sum(len(h) for h in holders.values())
+    return VaultView(status, rows, pending, None, granted, lapses_first)
 
 
 def request_text(r: Any) -> str:
@@ -153,6 +159,10 @@ class VaultPage(Page):
         self.can_answer = ctx.has("access_requests", "answer_request")
         self.view: VaultView | None = None
         self.dialog: Any = None
+        # Reloads the page when an hour grant it shows ends: nothing else would say so.
+        self.lapse_timer = QTimer(self)
+        self.lapse_timer.setSingleShot(True)
+        self.lapse_timer.timeout.connect(self.refresh)
         self.revealed: QLabel | None = None
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
@@ -236,6 +246,10 @@ class VaultPage(Page):
 
     def _loaded(self, view: VaultView) -> None:
         self.view = view
+        self.lapse_timer.stop()
+        if view.next_lapse is not None:
+            left = (view.next_lapse - datetime.now(UTC)).total_seconds()
+            self.lapse_timer.start(max(0, int(left * 1000)) + 1000)
         st = view.status
         if st is not None:
             self.status_label.setText(
