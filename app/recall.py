@@ -17,7 +17,7 @@ Few parameters, good defaults. Candidates come from routes:
   recent memories are context by design.
 A memory about a person (its `user`) is injected only for that person when the call
 names one, and its line says whom it is about.
-The routes are fused with weighted reciprocal rank fusion, each candidate
+The routes (`app.recall_routes`) are fused with weighted reciprocal rank fusion, each candidate
 weighted by its current strength (`app.strength`), and packed greedily under a
 hard token budget (`app.tokens`). The result is the block to inject plus a
 manifest: what was included, what was dropped and why (over_budget,
@@ -32,46 +32,25 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from sqlmodel import col, select
 
-from . import lexical_signal, rare_terms
 from .db.schema import RecallRow
 from .db.store import Tx, dbapi, id_list
 from .errors import InvalidInput
 from .events import record
 from .models import AgentSettings
+from .recall_routes import RRF_K, core, query_route, recent
 from .runtime import AgentLike, Runtime, agent_ref, agent_row
 from .search import MAX_QUERY_CHARS, rrf
-from .search_sql import Filters, fulltext_ids
 from .strength import anchor_time, strength
 from .tokens import count_tokens
 
-if TYPE_CHECKING:
-    from .index.service import RetrievalService
-
 ROUTE_WEIGHTS = {"query": 1.0, "thread": 0.8, "user": 0.6, "core": 0.35}
-ROUTE_DEPTH = 30
-CORE_DEPTH = 12
-RRF_K = 20
 MAX_BUDGET = 32_000
 HEADER = "Memories (tapemind; cite [m<id>] when you use one):"
 
-# Every context call runs these, so they go through the driver (no ORM) and each is one
-# walk of a partial index of active memories (migration 8): no sort of the agent's rows.
-# `status = 'active'` must stay a literal for SQLite to pick those indexes.
-_RECENT_SQL = {
-    "thread": "SELECT id FROM memories WHERE agent_id = ? AND thread = ? "
-    "AND status = 'active' ORDER BY updated_at DESC LIMIT ?",
-    "user": "SELECT id FROM memories WHERE agent_id = ? AND user = ? "
-    "AND status = 'active' ORDER BY updated_at DESC LIMIT ?",
-}
-_CORE_SQL = (
-    "SELECT id FROM memories WHERE agent_id = ? AND status = 'active' "
-    "ORDER BY importance DESC, updated_at DESC LIMIT ?"
-)
-_ANY_ARCHIVED_SQL = "SELECT 1 FROM memories WHERE agent_id = ? AND status = 'archived' LIMIT 1"
 _OPEN_CONFLICTS_SQL = (
     "SELECT existing_id, challenger_id FROM conflicts WHERE agent_id = ? AND status = 'open'"
 )
@@ -174,15 +153,6 @@ def _settings(stored: str) -> AgentSettings:
     return AgentSettings.from_dict(json.loads(stored))
 
 
-def _recent(s: Tx, arow: AgentLike, route: str, value: str) -> list[int]:
-    rows = dbapi(s).execute(_RECENT_SQL[route], (arow.id, value, ROUTE_DEPTH))
-    return [int(r[0]) for r in rows]
-
-
-def _core(s: Tx, arow: AgentLike) -> list[int]:
-    return [int(r[0]) for r in dbapi(s).execute(_CORE_SQL, (arow.id, CORE_DEPTH))]
-
-
 def _candidates(s: Tx, ids: Sequence[int]) -> dict[int, _Candidate]:
     if not ids:
         return {}
@@ -190,45 +160,6 @@ def _candidates(s: Tx, ids: Sequence[int]) -> dict[int, _Candidate]:
     sql = f"SELECT {_CANDIDATE_COLUMNS} FROM memories WHERE id IN ({marks})"
     make = _Candidate._make
     return {r[0]: make(r) for r in dbapi(s).execute(sql, bound)}
-
-
-def _query_route(
-    rt: Runtime, s: Tx, arow: AgentLike, query: str
-) -> tuple[list[int], set[int], list[int]]:
-    """(ranked relevant ids, ids judged below relevance, archived ids that match)."""
-    active = Filters(statuses=("active",))
-    retrieval: RetrievalService | None = rt.services.get("retrieval")
-    # Embedding and vector query on a worker thread while full-text runs here.
-    pending = retrieval.begin(s, arow, "memory", query, ROUTE_DEPTH) if retrieval else None
-    counts = rare_terms.count_cache(rt)
-    lexical = fulltext_ids(s, arow, "memory", query, active, ROUTE_DEPTH, counts=counts)
-    lexical_ids = [i for i, _ in lexical]
-    # Hits sharing one character with a query whose bigrams other hits share.
-    thin = lexical_signal.character_only(s, query, lexical_ids)
-    weak: set[int] = set()
-    semantic_list: list[int] = []
-    if retrieval is not None:
-        semantic = retrieval.semantic_ids(
-            s, arow, "memory", query, active, ROUTE_DEPTH, pending=pending
-        )
-        floor = retrieval.similarity_floor(s)
-        found = set(lexical_ids) - thin
-        weak = {i for i, sim in semantic if sim < floor and i not in found}
-        semantic_list = [i for i, _ in semantic if i not in weak]
-    # A thin hit stays when semantic search finds it close enough.
-    weak |= thin - set(semantic_list)
-    lists: dict[str, list[int]] = {"fulltext": [i for i in lexical_ids if i not in weak]}
-    if retrieval is not None:
-        lists["semantic"] = semantic_list
-    archived: list[int] = []
-    # Most agents have no archived memory: one index probe instead of a full-text query.
-    if dbapi(s).execute(_ANY_ARCHIVED_SQL, (arow.id,)).fetchone() is not None:
-        archived_only = Filters(statuses=("archived",))
-        archived = [
-            i for i, _ in fulltext_ids(s, arow, "memory", query, archived_only, 10, counts=counts)
-        ]
-    order = [memory_id for memory_id, _ in rrf(lists, k=RRF_K)]
-    return order, weak - set(order), archived
 
 
 # A memory remembered with this importance or more is kept in mind in every turn (a
@@ -284,12 +215,12 @@ def context(
         weak: set[int] = set()
         archived: list[int] = []
         if query:
-            routes["query"], weak, archived = _query_route(rt, s, arow, query)
+            routes["query"], weak, archived = query_route(rt, s, arow, query)
         if thread:
-            routes["thread"] = _recent(s, arow, "thread", thread)
+            routes["thread"] = recent(s, arow, "thread", thread)
         if user:
-            routes["user"] = _recent(s, arow, "user", user)
-        routes["core"] = _core(s, arow)
+            routes["user"] = recent(s, arow, "user", user)
+        routes["core"] = core(s, arow)
         fused = dict(rrf(routes, ROUTE_WEIGHTS, k=RRF_K))
         via: dict[int, list[str]] = {}
         for name, ids in routes.items():
