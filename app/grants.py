@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import case
 from sqlmodel import Session, col, select
 
-from .clock import from_iso, from_iso_or_none, to_iso
+from .clock import from_iso, from_iso_or_none
 from .db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from .errors import NotFound
 from .events import record
@@ -27,35 +26,30 @@ from .vault.service import VaultService
 HOUR = timedelta(hours=1)
 
 
+# Which grant a read uses when several hold: the broadest first, a once grant last (it
+# is kept for when nothing else holds).
+_RANK = {"always": 0, "session": 1, "hour": 2, "once": 3}
+
+
 def holding(
     s: Session, arow: AgentRow, srow: SecretRow, session: str | None, now: datetime
 ) -> GrantRow | None:
-    """The grant that lets the agent read the secret now, if any: always, then a grant
-    for this session, then an hour's, then an unused once (kept for when nothing else
-    holds)."""
-    holds = (
-        (col(GrantRow.scope) == "always")
-        | ((col(GrantRow.scope) == "once") & (col(GrantRow.used_count) == 0))
-        | ((col(GrantRow.scope) == "hour") & (col(GrantRow.created_at) > to_iso(now - HOUR)))
-    )
-    if session is not None:
-        holds = holds | ((col(GrantRow.scope) == "session") & (col(GrantRow.session) == session))
-    rank = case(
-        (col(GrantRow.scope) == "always", 0),
-        (col(GrantRow.scope) == "session", 1),
-        (col(GrantRow.scope) == "hour", 2),
-        else_=3,
-    )
-    return s.exec(
-        select(GrantRow)
-        .where(
+    """The grant that lets the agent read the secret now, if any (`holds`; a session
+    grant only for its own session), the broadest first."""
+    rows = s.exec(
+        select(GrantRow).where(
             GrantRow.agent_id == arow.id,
             GrantRow.secret_id == srow.id,
             col(GrantRow.revoked_at).is_(None),
-            holds,
         )
-        .order_by(rank, col(GrantRow.id))
-    ).first()
+    ).all()
+    live = [
+        g
+        for g in rows
+        if holds(g, now)
+        and (g.scope != "session" or (session is not None and g.session == session))
+    ]
+    return min(live, key=lambda g: (_RANK.get(g.scope, len(_RANK)), g.id or 0), default=None)
 
 
 def deliver(

@@ -55,12 +55,6 @@ def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -
         return fresh
 
 
-# How far back (in memory ids, all agents) a turn's own memories are looked for: they
-# were made minutes ago, and a range on the primary key costs well under a millisecond
-# where a scan of the agent's memories by turn costs ~20 ms at 100,000.
-TURN_WINDOW = 5000
-
-
 def _link_earlier_children(
     s: Session, agent_id: int | None, turn: str, used: list[int], now: str
 ) -> int:
@@ -72,11 +66,8 @@ def _link_earlier_children(
     db = dbapi(s)
     children = [
         int(row[0])
-        for row in db.execute(
-            # `+agent_id`: keep SQLite on the id range rather than the agent's index.
-            "SELECT id FROM memories WHERE id > (SELECT max(id) FROM memories) - ? "
-            "AND +agent_id = ? AND turn = ?",
-            (TURN_WINDOW, agent_id, turn),
+        for row in db.execute(  # index memories_by_turn (migration 10)
+            "SELECT id FROM memories WHERE agent_id = ? AND turn = ?", (agent_id, turn)
         ).fetchall()
     ]
     links = [(c, p, now) for c in children for p in used if p < c]

@@ -422,3 +422,13 @@ def m009_mixed_script_words(conn: Connection) -> None:
     rebuild(conn)
     # Search counts a common word's rows in the tape as it does in memories.
     _run(conn, "CREATE VIRTUAL TABLE tape_fts_vocab USING fts5vocab (tape_fts, 'row')")
+
+
+@migration(10, "lineage: an index of memories by turn")
+def m010_memories_by_turn(conn: Connection) -> None:
+    # `used` at the end of a turn links the memories it names to those the turn already
+    # remembered: one look-up by (agent, turn), which without this scanned the agent's rows.
+    _run(
+        conn,
+        "CREATE INDEX memories_by_turn ON memories (agent_id, turn) WHERE turn IS NOT NULL",
+    )

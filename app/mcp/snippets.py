@@ -68,15 +68,14 @@ def stdio_args(home: Path, agent: str) -> list[str]:
 def tapemind_command() -> str:
     """The `tapemind` executable as a client should launch it: an absolute path when it
     can be found (desktop clients often start without the shell's PATH), else the name."""
+    name = "tapemind.exe" if sys.platform == "win32" else "tapemind"
     if getattr(sys, "frozen", False):  # the bundle: `tapemind` sits beside this executable
-        name = "tapemind.exe" if sys.platform == "win32" else "tapemind"
         return str(Path(sys.executable).with_name(name))
     found = shutil.which("tapemind")
     if found:
         return found
     # Not on PATH (a virtualenv that is not activated, `python -m app`): the script that
     # pip installed beside this interpreter, which a client can launch by its path.
-    name = "tapemind.exe" if sys.platform == "win32" else "tapemind"
     beside = Path(sysconfig.get_path("scripts")) / name
     return str(beside) if beside.is_file() else "tapemind"
 

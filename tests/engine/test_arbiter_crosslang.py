@@ -12,7 +12,7 @@ from app.arbiter import Candidate, Neighbour, OfflineArbiter
 from app.arbiter.evaluate import evaluate, load_cases
 from app.arbiter.similarity import USESimilarity
 
-from .memory_helpers import active
+from .memory_helpers import active, remembered
 
 # (existing, candidate) — both directions of each
 DUPLICATE = [
@@ -39,8 +39,7 @@ CONFLICT = [
 
 @pytest.mark.parametrize(("old", "new"), DUPLICATE)
 def test_a_translation_of_a_memory_is_a_duplicate(cc: Engine, old: str, new: str) -> None:
-    first = cc.remember("cc", old, "preference").memory
-    assert first is not None
+    [first] = remembered(cc, "preference", old)
     result = cc.remember("cc", new, "preference")
     assert result.decision == "duplicate", result.reason
     assert result.target_id == first.id
@@ -49,8 +48,7 @@ def test_a_translation_of_a_memory_is_a_duplicate(cc: Engine, old: str, new: str
 
 @pytest.mark.parametrize(("old", "new"), SUPERSEDE)
 def test_a_change_said_in_the_other_language_supersedes(cc: Engine, old: str, new: str) -> None:
-    first = cc.remember("cc", old, "preference").memory
-    assert first is not None
+    [first] = remembered(cc, "preference", old)
     result = cc.remember("cc", new, "preference")
     assert result.decision == "supersede", result.reason
     assert result.target_id == first.id

@@ -9,7 +9,7 @@ import pytest
 from app import Engine
 from app.arbiter import Candidate, Neighbour, OfflineArbiter
 
-from .memory_helpers import active
+from .memory_helpers import active, remembered
 
 # (old memory, a closer memory about something else, the candidate): Friday deploys moved to
 # Thursday, said in the other language, with a Thursday memory closer to the candidate
@@ -73,9 +73,7 @@ RELATED = [
 def test_a_change_reaches_the_memory_it_replaces_past_a_closer_one(
     cc: Engine, old: str, closer: str, new: str
 ) -> None:
-    first = cc.remember("cc", old, "project_fact").memory
-    other = cc.remember("cc", closer, "project_fact").memory
-    assert first is not None and other is not None
+    first, other = remembered(cc, "project_fact", old, closer)
     result = cc.remember("cc", new, "project_fact")
     # never two contradictory memories side by side unflagged: replaced, or an open question
     assert result.decision in ("supersede", "conflict"), result.reason
@@ -94,9 +92,7 @@ def test_a_change_reaches_the_memory_it_replaces_past_a_closer_one(
 def test_a_refinement_updates_the_memory_it_repeats_not_the_closer_one(
     cc: Engine, old: str, closer: str, new: str
 ) -> None:
-    first = cc.remember("cc", old, "preference").memory
-    other = cc.remember("cc", closer, "preference").memory
-    assert first is not None and other is not None
+    first, other = remembered(cc, "preference", old, closer)
     result = cc.remember("cc", new, "preference")
     assert result.decision == "update", result.reason
     assert result.target_id == first.id
