@@ -158,8 +158,9 @@ def test_an_agent_without_a_session_can_be_allowed_for_an_hour(asked, qtbot, eng
             page.refresh()
         [row] = [r for r in page.model.rows if r.info.name == secret]
         assert any(label.startswith(f"{agent} (至 ") for label in row.grants)
-        # the page reloads itself when the hour is over (a second after), to drop the grant
+        # the page reloads itself when the hour is over, to drop the grant (a coarse timer:
+        # Qt may fire an hour-long one a little late, which costs nothing here)
         assert page.lapse_timer.isActive()
-        assert 3_500_000 < page.lapse_timer.remainingTime() <= 3_601_000
+        assert 3_500_000 < page.lapse_timer.remainingTime() < 3_800_000
     finally:
         s.close()
