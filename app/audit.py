@@ -6,11 +6,11 @@ import json
 
 from sqlmodel import col, select
 
-from .clock import from_iso
-from .db.schema import AuditRow
-from .errors import InvalidInput
-from .models import AuditEvent
-from .runtime import Runtime, agent_row
+from app.clock import from_iso
+from app.db import AuditRow
+from app.errors import InvalidInput
+from app.models import AuditEvent
+from app.runtime import Runtime, agent_row
 
 
 def list_(

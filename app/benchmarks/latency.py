@@ -23,12 +23,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..clock import to_iso
-from ..embedders.process import rss_mb
-from ..textnorm import memory_hash
-from . import mem0_peer, synth
-from .common import drain_index, percentile, scratch_engine, semantic_available
-from .machine import machine, machine_line
+from app.benchmarks import mem0_peer, synth
+from app.benchmarks.common import drain_index, percentile, scratch_engine, semantic_available
+from app.benchmarks.machine import machine, machine_line
+from app.clock import to_iso
+from app.engine import runtime_of
+from app.index import RETRIEVAL, rss_mb
+from app.text import memory_hash
 
 AGENT = "latency-bench"
 TARGETS_100K = {"search_p95_ms": 15.0, "context_p95_ms": 25.0, "drain_vs_raw": 0.80}
@@ -42,7 +43,7 @@ def load_embedder(spec: str | None) -> Any:
     """The embedder a spec names, or None for "none" (full-text only)."""
     if not spec or spec == "none":
         return None
-    from .. import embedders
+    from app.index import embedders
 
     if spec == "hashing":
         return embedders.HashingEmbedder()
@@ -197,7 +198,7 @@ def measure_tapemind(
 
 def _child_stats(engine: Any, embedded: int) -> dict[str, Any] | None:
     """What the drain's embedding process did (None: the drain embedded in-process)."""
-    offload = getattr(engine._runtime.services.get("retrieval"), "offload", None)
+    offload = getattr(runtime_of(engine).services.get(RETRIEVAL), "offload", None)
     stats = getattr(offload, "last", None)
     if stats is None or not embedded:
         return None

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .base import State, json_option, pass_state
-from .output import emit_json
+from app.cli.base import State, json_option, pass_state
+from app.cli.output import emit_json
 
 
 @click.group()
@@ -21,8 +21,8 @@ def bench() -> None:
 @json_option
 @pass_state
 def foundation(state: State, quick: bool) -> None:
-    """Tape appends, remember, and memory list with 100,000 memories (issue 2)."""
-    from ..benchmarks.foundation import format_report, run
+    """Tape appends, remember, and memory list with 100,000 memories."""
+    from app.benchmarks.foundation import format_report, run
 
     report = run(quick=quick, progress=lambda msg: click.echo(msg, err=True))
     if state.as_json:
@@ -51,31 +51,10 @@ def foundation(state: State, quick: bool) -> None:
 @pass_state
 def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
     """Score an arbiter on labelled cases: accuracy overall and per language, the
-    confusion matrix, and the destructive error rate (issue 4)."""
-    import os
+    confusion matrix, and the destructive error rate."""
+    from app.benchmarks.decisions import run
 
-    from ..arbiter import LLMArbiter, OfflineArbiter
-    from ..arbiter.evaluate import evaluate, load_cases
-    from ..confront import LLM_API_KEY_ENV, parse_llm
-    from ..errors import InvalidInput
-
-    try:
-        cases = load_cases(path)
-    except (ValueError, KeyError) as exc:
-        raise InvalidInput(f"{path} is not a decisions file: {exc}") from None
-    if arbiter == "offline":
-        judge: OfflineArbiter | LLMArbiter = OfflineArbiter()
-    elif arbiter.startswith("llm:"):
-        model, base_url = parse_llm(arbiter[4:])
-        judge = LLMArbiter(base_url, model, api_key=os.environ.get(LLM_API_KEY_ENV) or None)
-    else:
-        raise InvalidInput(f"Unknown arbiter {arbiter!r}: use offline or llm:MODEL@BASE_URL.")
-    similarity = None
-    if not no_embedder:
-        from ..arbiter.similarity import USESimilarity
-
-        similarity = USESimilarity()
-    report = evaluate(cases, judge, similarity)
+    report = run(path, arbiter, embedder=not no_embedder)
     if state.as_json:
         emit_json(report.to_json())
     else:
@@ -97,7 +76,7 @@ def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
 @pass_state
 def lifecycle(state: State, memories: int, quick: bool, samples: int, cache: Path | None) -> None:
     """remember with confrontation (p95) and a health snapshot at 100,000 memories."""
-    from ..benchmarks.lifecycle import format_report, run
+    from app.benchmarks.lifecycle import format_report, run
 
     report = run(
         memories=10_000 if quick else memories,
@@ -111,7 +90,7 @@ def lifecycle(state: State, memories: int, quick: bool, samples: int, cache: Pat
         click.echo(format_report(report))
 
 
-# -- retrieval benchmarks (issue 3): locomo, retrieval, latency ------------------------
+# -- retrieval benchmarks: locomo, retrieval, latency ------------------------
 
 
 def _progress(message: str) -> None:
@@ -147,7 +126,7 @@ def locomo(
     state: State, data: str, mode: str, limit_conversations: int | None, max_turns: int | None
 ) -> None:
     """LoCoMo evidence recall@5/@10 (categories 1-4) vs a plain BM25 baseline."""
-    from ..benchmarks import locomo as bench_locomo
+    from app.benchmarks import locomo as bench_locomo
 
     report = bench_locomo.run(
         data,
@@ -173,7 +152,7 @@ def locomo(
 @pass_state
 def retrieval(state: State, data_dir: str | None, modes: str) -> None:
     """Bilingual retrieval: recall@1/@5 and MRR per language and mode."""
-    from ..benchmarks import retrieval as bench_retrieval
+    from app.benchmarks import retrieval as bench_retrieval
 
     report = bench_retrieval.run(data_dir, modes=[m for m in modes.split(",") if m])
     _emit(state, report, bench_retrieval.render)
@@ -205,7 +184,7 @@ def latency(
     state: State, sizes: str, queries: int, embedder: str, with_mem0: bool, mem0_max: int
 ) -> None:
     """search/context p50/p95, index drain rate vs raw embedder speed, RSS; mem0 beside."""
-    from ..benchmarks import latency as bench_latency
+    from app.benchmarks import latency as bench_latency
 
     counts = [int(x) for x in sizes.split(",") if x.strip()]
     report = bench_latency.run(

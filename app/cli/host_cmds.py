@@ -12,10 +12,10 @@ from typing import Any
 
 import click
 
-from ..errors import InvalidInput, TapemindError
-from ..mcp.snippets import DEFAULT_PORT, snippets
-from .base import State, home_path, json_option, pass_state, writing_to
-from .output import emit_json
+from app import InvalidInput, TapemindError
+from app.cli.base import State, home_path, json_option, pass_state, writing_to
+from app.cli.output import emit_json
+from app.host.snippets import DEFAULT_PORT, snippets
 
 
 @click.command()
@@ -34,8 +34,8 @@ def serve(state: State, port: int) -> None:
     Runs until Ctrl-C. Only one process may own a home; a second one is refused
     with the name of the process that holds it.
     """
-    from ..host import make_host
-    from ..host.connect import own_home
+    from app.host import make_host
+    from app.host.connect import own_home
 
     engine, lock = own_home(state.home, role="host")
     try:
@@ -75,8 +75,8 @@ class StdioHome:
             if self._opened is not None and getattr(self._opened.engine, "broken", False):
                 self.close()
             if self._opened is None:
-                from ..host import make_host
-                from ..host.connect import open_home
+                from app.host import make_host
+                from app.host.connect import open_home
 
                 self._opened = open_home(self._home, role="mcp")
                 if self._opened.lock is not None:
@@ -105,11 +105,7 @@ def mcp_stdio(state: State, agent: str) -> None:
     Goes through the running host; where none runs, it owns the home itself and
     serves the other programs (the CLI, other agents) for as long as it runs.
     """
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    from .. import __version__
-    from ..mcp.server import build_server
+    from app.host import serve_stdio
 
     if _stdin_is_terminal():
         # Someone typed it to try it: a client speaks JSON-RPC here, a person sees nothing.
@@ -126,13 +122,7 @@ def mcp_stdio(state: State, agent: str) -> None:
         except TapemindError as exc:  # keep serving: each tool call will say what to do
             click.echo(f"tapemind mcp: warning: {exc.message}", err=True)
         session = f"stdio:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        server = build_server(home.engine, lambda ctx: agent, version=__version__, session=session)
-
-        async def run() -> None:
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-
-        anyio.run(run)
+        serve_stdio(home.engine, agent, session=session)
     finally:
         home.close()
 
@@ -142,7 +132,7 @@ def _stdin_is_terminal() -> bool:
 
 
 def _mcp_url(state: State) -> str:
-    from ..host.lock import read_holder
+    from app.host.lock import read_holder
 
     holder = read_holder(home_path(state)) or {}
     # An agent's stdio server that owns the home serves it on a passing port: a client
@@ -251,7 +241,7 @@ def skill_install(state: State, target: Path, force: bool) -> None:
 
 
 def register(cli: click.Group) -> None:
-    from .agent_cmds import agent
+    from app.cli.agent_cmds import agent
 
     agent.add_command(token)
     for command in (serve, mcp_stdio, skill):

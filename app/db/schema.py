@@ -163,7 +163,7 @@ class RecallItemRow(SQLModel, table=True):
     score: float
 
 
-# -- vault (migration 4); never exported, see app.transfer -------------------------
+# -- vault (migration 4); never exported, see app.transfer.jsonl -------------------------
 
 
 class VaultMetaRow(SQLModel, table=True):
@@ -278,7 +278,7 @@ class HealthSnapshotRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     agent_id: int | None = Field(default=None, foreign_key="agents.id")  # NULL: all agents
     at: str
-    data: str  # JSON object of app.health.HealthSnapshot counts
+    data: str  # JSON object of app.lifecycle.health.HealthSnapshot counts
 
 
 class DistillStateRow(SQLModel, table=True):
@@ -313,3 +313,23 @@ class IndexRowRow(SQLModel, table=True):
     agent_id: int
     content_hash: str
     indexed_at: str
+
+
+# Tables that never leave the home in an export: bookkeeping, derived data (the vector
+# index's ledger, class counts kept by triggers: an import rebuilds them) and the vault.
+NOT_EXPORTED = frozenset(
+    {
+        "meta",
+        "migrations",
+        "embed_queue",
+        "index_rows",
+        "memory_class_counts",
+        "vault_meta",
+        "secrets",
+        "access_requests",
+        "grants",
+        "vault_rotation_journal",
+    }
+)
+NOT_EXPORTED_PREFIXES = ("secret", "vault", "grant", "access_request")
+SECRET_COLUMNS = frozenset({("agents", "token_hash")})

@@ -21,8 +21,8 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
-from ..errors import DiskFull, HomeError, TapemindError, WriteBusy
-from .migrations import MIGRATIONS, latest
+from app.db.migrations import MIGRATIONS, latest
+from app.errors import DiskFull, HomeError, TapemindError, WriteBusy
 
 _WRITE = "tapemind_write"
 BUSY_TIMEOUT_S = 30.0

@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..clock import from_iso
-from ..embedders import Embedder
-from ..runtime import Runtime
-from . import chunks, offload, rows
-from .chunks import Chunk, Plan
-from .rows import Item
-from .service import RetrievalService
+from app.clock import from_iso
+from app.index import chunks, offload, rows
+from app.index.chunks import Chunk, Plan
+from app.index.embedders import Embedder
+from app.index.rows import Item
+from app.index.service import RETRIEVAL, RetrievalService
+from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -63,16 +63,16 @@ class IndexerStats:
 def _runtime(engine_or_rt: Any) -> Runtime:
     if isinstance(engine_or_rt, Runtime):
         return engine_or_rt
-    rt = getattr(engine_or_rt, "_runtime", None)
+    rt = getattr(engine_or_rt, "_rt", None)
     if not isinstance(rt, Runtime):
         raise TypeError("run_indexer_once needs an Engine (opened locally) or its Runtime")
     return rt
 
 
 def service_of(rt: Runtime) -> RetrievalService:
-    service = rt.services.get("retrieval")
+    service = rt.services.get(RETRIEVAL)
     if not isinstance(service, RetrievalService):
-        from .service import attach
+        from app.index.service import attach
 
         service = attach(rt)
     return service
