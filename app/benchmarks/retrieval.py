@@ -5,7 +5,9 @@ agent with `engine.remember`, the index is drained, and every question of
 `retrieval_bilingual.jsonl` searches the whole pool (both languages) with each
 mode. Per language: recall@1 and recall@5 (share of a question's relevant
 memories in the top k, averaged) and MRR (1 / rank of the first relevant
-memory within the top 10, else 0).
+memory within the top 10, else 0). A plain BM25 over the same memory texts
+(`app.benchmarks.bm25`, a CJK character per token) is scored in the same run as the
+baseline.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.benchmarks.bm25 import BM25
 from app.benchmarks.common import drain_index, pct, percentile, scratch_engine, semantic_available
 from app.benchmarks.machine import machine, machine_line
 from app.engine import Engine
@@ -60,6 +63,27 @@ def score(ranked: Sequence[int], relevant: set[int]) -> dict[str, float]:
 def _mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
     keys = ("recall@1", "recall@5", "mrr")
     return {k: round(sum(r[k] for r in rows) / len(rows), 4) if rows else 0.0 for k in keys}
+
+
+def baseline(
+    memories: Sequence[dict[str, Any]], questions: Sequence[dict[str, Any]], ids: dict[str, int]
+) -> dict[str, Any]:
+    """A plain BM25's scores over the memory texts, per language, for the questions the
+    product is scored on (those with a relevant memory that was stored)."""
+    index = BM25([m["text"] for m in memories])
+    rows: dict[str, list[dict[str, float]]] = {}
+    for q in questions:
+        relevant = {ids[r] for r in q["relevant"] if r in ids}
+        if not relevant:
+            continue
+        ranked = [ids.get(memories[i]["id"], -1) for i in index.top(q["question"], DEPTH)]
+        rows.setdefault(q["lang"], []).append(score(ranked, relevant))
+    return {
+        "by_language": {
+            lang: {"questions": len(r), **_mean(r)} for lang, r in sorted(rows.items())
+        },
+        "overall": _mean([x for r in rows.values() for x in r]),
+    }
 
 
 def run(
@@ -115,6 +139,7 @@ def run(
         "questions": len(questions),
         "semantic_index": semantic,
         "modes": by_mode,
+        "baseline_bm25": baseline(memories, questions, ids),
         "seconds": {"remember": round(t_load - t0, 2), "index": round(t_index - t_load, 2)},
         "machine": machine(),
     }
@@ -133,12 +158,18 @@ def render(report: dict[str, Any]) -> str:
             lines.append(f"{mode:10}(needs the vector index: not available in this home)")
             continue
         for lang, r in [*m["by_language"].items(), ("all", m["overall"])]:
-            n = r.get("questions", "")
-            lines.append(
-                f"{mode:10}{lang:6}{n!s:>4}{pct(r['recall@1']):>10}{pct(r['recall@5']):>10}"
-                f"{r['mrr']:>7.3f}"
-            )
+            lines.append(_line(mode, lang, r))
         lines.append(
             f"{'':10}search p50 {m['search_ms']['p50']} ms, p95 {m['search_ms']['p95']} ms"
         )
+    base = report["baseline_bm25"]
+    for lang, r in [*base["by_language"].items(), ("all", base["overall"])]:
+        lines.append(_line("BM25", lang, r))
     return "\n".join(lines)
+
+
+def _line(mode: str, lang: str, r: dict[str, Any]) -> str:
+    n = r.get("questions", "")
+    return (
+        f"{mode:10}{lang:6}{n!s:>4}{pct(r['recall@1']):>10}{pct(r['recall@5']):>10}{r['mrr']:>7.3f}"
+    )

@@ -120,10 +120,22 @@ def _emit(state: State, report: dict[str, Any], render: Any) -> None:
 )
 @click.option("--limit-conversations", type=int, help="Only the first N conversations.")
 @click.option("--max-turns", type=int, help="Truncate each conversation to N turns.")
+@click.option(
+    "--keep-home",
+    "keep_home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Build the benchmark's home in this folder and keep it: a later run with the "
+    "same folder and data asks again without ingesting or embedding.",
+)
 @json_option
 @pass_state
 def locomo(
-    state: State, data: str, mode: str, limit_conversations: int | None, max_turns: int | None
+    state: State,
+    data: str,
+    mode: str,
+    limit_conversations: int | None,
+    max_turns: int | None,
+    keep_home: Path | None,
 ) -> None:
     """LoCoMo evidence recall@5/@10 (categories 1-4) vs a plain BM25 baseline."""
     from app.benchmarks import locomo as bench_locomo
@@ -133,9 +145,119 @@ def locomo(
         mode=mode,
         limit_conversations=limit_conversations,
         max_turns=max_turns,
+        home=keep_home,
         progress=_progress,
     )
     _emit(state, report, bench_locomo.render)
+
+
+@bench.command()
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A LongMemEval_S-format JSON file, gzipped or plain (e.g. longmemeval-s-dev89.json.gz).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "fulltext", "semantic"]),
+    default="hybrid",
+    show_default=True,
+    help="The search mode asked (hybrid falls back to full-text without the vector index).",
+)
+@click.option("--limit", type=click.IntRange(1), help="Only the first N questions.")
+@click.option(
+    "--keep-home",
+    "keep_home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Build the benchmark's home in this folder and keep it: a later run with the "
+    "same folder asks again without ingesting or embedding.",
+)
+@json_option
+@pass_state
+def longmemeval(
+    state: State, data: str, mode: str, limit: int | None, keep_home: Path | None
+) -> None:
+    """LongMemEval_S turn and session recall@5/@10 per question type vs a plain BM25."""
+    from ..benchmarks import longmemeval as bench_longmemeval
+
+    report = bench_longmemeval.run(data, mode=mode, limit=limit, home=keep_home, progress=_progress)
+    _emit(state, report, bench_longmemeval.render)
+
+
+@bench.command("recall")
+@click.option(
+    "--locomo",
+    "locomo_data",
+    type=click.Path(exists=True, dir_okay=False),
+    help="LoCoMo data (default: shared/memory-benchmarks/locomo/locomo-dev5.json beside "
+    "the checkout).",
+)
+@click.option(
+    "--longmemeval",
+    "longmemeval_data",
+    type=click.Path(exists=True, dir_okay=False),
+    help="LongMemEval_S data (default: shared/memory-benchmarks/longmemeval/"
+    "longmemeval-s-dev89.json.gz beside the checkout).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(exists=True, file_okay=False),
+    help="The bilingual set's folder (default: bench/data of the source tree).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "fulltext", "semantic"]),
+    default="hybrid",
+    show_default=True,
+    help="The search mode asked in every benchmark.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    help="Only the first N LoCoMo conversations and LongMemEval questions (a quick look).",
+)
+@click.option(
+    "--keep-homes",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Build each benchmark's home in this folder and keep it: later runs with the "
+    "same folder ask again without ingesting or embedding.",
+)
+@click.option(
+    "--against",
+    type=click.Path(exists=True, dir_okay=False),
+    help="An earlier board (its --json): show each figure's change and what got worse.",
+)
+@json_option
+@pass_state
+def recall_board(
+    state: State,
+    locomo_data: str | None,
+    longmemeval_data: str | None,
+    data_dir: str | None,
+    mode: str,
+    limit: int | None,
+    keep_homes: Path | None,
+    against: str | None,
+) -> None:
+    """Every retrieval benchmark there is data for (LoCoMo, LongMemEval, the bilingual
+    set) on one scoreboard against BM25: the rows a change must not make worse."""
+    from ..benchmarks import scoreboard
+
+    earlier = scoreboard.read_board(against) if against else None
+    report = scoreboard.run(
+        locomo_data=locomo_data,
+        longmemeval_data=longmemeval_data,
+        retrieval_dir=data_dir,
+        mode=mode,
+        limit=limit,
+        keep_homes=keep_homes,
+        progress=_progress,
+    )
+    if state.as_json:
+        emit_json(report)
+    else:
+        click.echo(scoreboard.render(report, earlier))
 
 
 @bench.command()
