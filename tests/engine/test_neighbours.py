@@ -33,7 +33,9 @@ def test_the_reply_to_a_matching_turn_is_found_through_its_neighbour(engine: Eng
     assert hits[0].id == ids[1]  # the matching turn itself first
     reply = by_id[ids[2]]  # the answer has no query word but ranks through its neighbour
     assert reply.why.get("fulltext") == 0.0 and reply.why["neighbours"] > 0
-    assert {h.id for h in hits[1:3]} == {ids[0], ids[2]}  # both next to the match
+    # ... and, answering the matching question, right after it.
+    assert hits[1].id == ids[2] and reply.why["asked_before"] > 0
+    assert by_id[ids[0]].why["neighbours"] > 0 and "asked_before" not in by_id[ids[0]].why
     # Another thread's entries are never pulled in as neighbours.
     other = set(range(ids[-1] + 1, ids[-1] + 3))
     assert not other & set(by_id)
@@ -118,7 +120,7 @@ class _KeywordVectors(VectorStandIn):
         return [(int(i), 0.9) for i, body in rows if self.word in body][:n]
 
 
-def test_semantic_tape_hits_are_smoothed_and_fused_with_full_text(engine: Engine) -> None:
+def test_semantic_tape_hits_are_smoothed_and_ranked_with_full_text(engine: Engine) -> None:
     engine.add_agent("a")
     ids = _turns(
         engine,
@@ -132,12 +134,14 @@ def test_semantic_tape_hits_are_smoothed_and_fused_with_full_text(engine: Engine
     assert by_id[ids[2]].why["semantic_neighbours"] > 0  # the reply, through its neighbour
     hybrid = engine.search("a", "dog breed", scope="tape", mode="hybrid").hits
     # "cute dog" matches the words and neighbours the semantic hit; the beagle turn is
-    # the semantic hit and neighbours the word match: both lead, with every score part.
+    # the semantic hit and neighbours the word match: both lead, each with its parts.
     assert {h.id for h in hybrid[:2]} == {ids[1], ids[2]}
     why = {h.id: h.why for h in hybrid}
     assert why[ids[1]]["semantic"] == 0.9 and why[ids[1]]["neighbours"] > 0
-    assert why[ids[2]]["fulltext"] > 0 and why[ids[2]]["semantic_neighbours"] > 0
-    assert all("rrf" in w for w in why.values())
+    assert why[ids[2]]["fulltext"] > 0 and "semantic" not in why[ids[2]]
+    # Tape search alone ranks by the turn model: no rank fusion, so no "rrf" part.
+    assert not any("rrf" in w for w in why.values())
+    assert [h.score for h in hybrid] == sorted((h.score for h in hybrid), reverse=True)
 
 
 def test_weighted_fusion_lets_the_heavier_list_lead() -> None:
