@@ -28,13 +28,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..clock import ManualClock
-from ..engine import Engine
-from ..errors import InvalidInput
-from ..models import NewEntry
-from .bm25 import BM25
-from .common import drain_index, pct, percentile, scratch_engine, semantic_available
-from .machine import machine, machine_line
+from app.benchmarks.bm25 import BM25
+from app.benchmarks.common import drain_index, pct, percentile, scratch_engine, semantic_available
+from app.benchmarks.machine import machine, machine_line
+from app.clock import ManualClock
+from app.engine import Engine
+from app.errors import InvalidInput
+from app.models import NewEntry
 
 QUESTION_TYPES = (
     "single-session-user",

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput
-from . import locomo, longmemeval, retrieval
-from .machine import machine, machine_line
+from app.benchmarks import locomo, longmemeval, retrieval
+from app.benchmarks.machine import machine, machine_line
+from app.errors import InvalidInput
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path("shared") / "memory-benchmarks"

@@ -22,12 +22,14 @@ from typing import Any
 import numpy as np
 
 from app.benchmarks import locomo, longmemeval
-from app.engine import Engine
-from app.recall import rare_terms, turns
-from app.recall.fulltext import Filters
-from app.recall.search import tape_candidates
-from app.recall.turn_weights import FEATURES, TurnWeights
+from app.db import Filters
+from app.engine import Engine, runtime_of
+from app.index import RETRIEVAL
+from app.recall import rare_terms, tape_candidates, turn_weights, turns
 from app.runtime import agent_ref
+
+FEATURES = turn_weights.FEATURES
+TurnWeights = turn_weights.TurnWeights
 
 ASSISTANT = ("assistant", "addressed")
 ASSISTANT_GRID = np.arange(-15.0, 0.01, 0.25)
@@ -55,8 +57,8 @@ def ask_all(
     key: str,
 ) -> tuple[list[str], np.ndarray]:
     """(turn keys, feature rows) of one question's candidates, as a search computes them."""
-    rt = engine._runtime
-    retrieval = rt.services.get("retrieval") if semantic else None
+    rt = runtime_of(engine)
+    retrieval = rt.services.get(RETRIEVAL) if semantic else None
     with rt.read() as s:
         arow = agent_ref(s, agent)
         found, _ = tape_candidates(
@@ -72,7 +74,7 @@ def ask_all(
 def _keys(s: Any, ids: Sequence[int], key: str) -> dict[int, str]:
     import json
 
-    from app.db.store import dbapi, id_list
+    from app.db import dbapi, id_list
 
     if not ids:
         return {}

@@ -179,7 +179,7 @@ def longmemeval(
     state: State, data: str, mode: str, limit: int | None, keep_home: Path | None
 ) -> None:
     """LongMemEval_S turn and session recall@5/@10 per question type vs a plain BM25."""
-    from ..benchmarks import longmemeval as bench_longmemeval
+    from app.benchmarks import longmemeval as bench_longmemeval
 
     report = bench_longmemeval.run(data, mode=mode, limit=limit, home=keep_home, progress=_progress)
     _emit(state, report, bench_longmemeval.render)
@@ -242,7 +242,7 @@ def recall_board(
 ) -> None:
     """Every retrieval benchmark there is data for (LoCoMo, LongMemEval, the bilingual
     set) on one scoreboard against BM25: the rows a change must not make worse."""
-    from ..benchmarks import scoreboard
+    from app.benchmarks import scoreboard
 
     earlier = scoreboard.read_board(against) if against else None
     report = scoreboard.run(

@@ -8,11 +8,11 @@
   turns), `lexical_signal` (single-character Chinese hits), `lanes` (recalls at once).
 """
 
-from app.recall import context, rare_terms, search
+from app.recall import context, rare_terms, search, turn_weights, turns
 from app.recall.context import ContextBlock, ContextItem, DroppedItem, dropped_summary
 from app.recall.fusion import fuse
 from app.recall.lanes import Lanes
-from app.recall.search import MODES, SCOPES, SearchHit, SearchResult
+from app.recall.search import MODES, SCOPES, SearchHit, SearchResult, tape_candidates
 
 __all__ = [
     "MODES",
@@ -28,4 +28,7 @@ __all__ = [
     "fuse",
     "rare_terms",
     "search",
+    "tape_candidates",
+    "turn_weights",
+    "turns",
 ]

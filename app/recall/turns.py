@@ -35,11 +35,11 @@ from dataclasses import dataclass
 
 from sqlmodel import Session
 
-from app.db.store import dbapi, id_list
+from app.db import dbapi, id_list
 from app.recall.adjacent import NEIGHBOUR_POOL, credit
 from app.recall.rerank import RescoredPool, pool_tokens
 from app.recall.turn_weights import FEATURES, TurnWeights
-from app.text.terms import index_tokens
+from app.text import index_tokens
 
 CANDIDATES = 50
 # A sentence that ends with a question mark (Latin or full-width), up to 300 characters
