@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from app import Engine, InvalidInput
+from app import Engine, InvalidInput, TapemindError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,9 +37,33 @@ class State:
 
     def close(self) -> None:
         if self._opened is not None:
-            self._opened.close()
-            self._opened = None
-            self._engine = None
+            try:
+                if not self._opened.remote:
+                    settle_index(self._opened.engine)
+            finally:
+                self._opened.close()
+                self._opened = None
+                self._engine = None
+
+
+# Without a host, nothing embeds what a command writes until `tapemind index run`: a
+# memory remembered in English was not found by a Chinese search from the next command.
+# So a command that owns the home embeds a small backlog before it returns (a second or
+# two for the model on its first use); a large one is left to `index run` or a host.
+SETTLE_MAX_ROWS = 256
+
+
+def settle_index(engine: Engine) -> None:
+    """Embed the home's backlog now when it is small (see SETTLE_MAX_ROWS)."""
+    try:
+        status = engine.index_status()
+        if not 0 < status.unembedded_total <= SETTLE_MAX_ROWS or status.rebuilding:
+            return
+        engine.run_indexer(limit=SETTLE_MAX_ROWS)
+    except (TapemindError, RuntimeError) as exc:  # the model or the vector index failed
+        # What was written is kept and full-text search finds it; say why meaning cannot.
+        what = exc.message if isinstance(exc, TapemindError) else str(exc)
+        click.echo(f"Not embedded yet ({what}); `tapemind index run` retries.", err=True)
 
 
 def json_option(fn: F) -> F:

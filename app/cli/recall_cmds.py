@@ -109,8 +109,7 @@ def search(
                 h.kind,
                 h.id,
                 f"{h.score:.4f}",
-                " ".join(f"{k}={v:g}" for k, v in h.why.items() if k != "rrf")
-                + (" weak" if h.weak else ""),
+                " ".join(f"{k}={v:g}" for k, v in h.why.items() if k != "rrf"),
                 short_time(
                     h.memory.created_at if h.memory else h.entry.created_at if h.entry else None
                 ),

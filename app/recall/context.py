@@ -168,13 +168,14 @@ PINNED_IMPORTANCE = 0.9
 
 
 def _without_unasked_core(
-    scored: list[tuple[float, _Candidate]], via: dict[int, list[str]]
+    scored: list[tuple[float, _Candidate]], via: dict[int, list[str]], asked: bool
 ) -> list[tuple[float, _Candidate]]:
-    """`scored` less the memories only the core route brought, when the query route
-    brought one that can be injected (after the person filter): the query then gives
-    the signal, and core memories are for calls that have none; pinned ones stay.
-    Removing a key from RRF leaves every other memory's score as it was."""
-    if not any("query" in via[row.id] for _, row in scored):
+    """`scored` less the memories only the core route brought, when the call asked
+    something: the query then gives the signal, and core memories are for calls that
+    have none. A query nothing relevant answers injects nothing rather than the agent's
+    strongest memories about something else; pinned ones stay. Removing a key from RRF
+    leaves every other memory's score as it was."""
+    if not asked:
         return scored
     return [
         (sc, row)
@@ -240,7 +241,7 @@ def context(
             power = strength(now, anchor, settings.half_life_days, row.importance, row.use_count)
             scored.append((base * (0.5 + 0.5 * power), row))
         considered = {row.id for _, row in scored}
-        scored = _without_unasked_core(scored, via)
+        scored = _without_unasked_core(scored, via, asked=bool(query))
         # Core memories the query made irrelevant are not candidates: those the query
         # route judged weak are listed below relevance, the rest (unrelated) nowhere.
         unasked = considered - {row.id for _, row in scored}

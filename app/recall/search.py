@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -56,10 +56,8 @@ class SearchHit:
     why: Mapping[str, float] = field(default_factory=dict)
     memory: Memory | None = None
     entry: TapeEntry | None = None
-    # Found by meaning alone, under the home's similarity floor (the one `context` drops
-    # such neighbours at) and sharing no word with the query: most likely unrelated. A
-    # hybrid or semantic search always fills its page with the nearest rows, however
-    # far; this says which of them are only that. The ranking is unchanged.
+    # Kept for the clients that read it, always False: hits found by meaning alone under
+    # the home's similarity floor, sharing no word with the query, are left out.
     weak: bool = False
 
     @property
@@ -248,7 +246,7 @@ def search(
         # One vocabulary whatever the scope: a hit says its kind, so the lists' ":kind"
         # goes; a tape hit's smoothed score is given as its parts (its own score under
         # the list's name, its neighbours' beside it), not twice.
-        page = [
+        ranked = [
             (
                 key,
                 score,
@@ -257,11 +255,11 @@ def search(
                     **extra_why.get(key, {}),
                 },
             )
-            for key, score, why in fused[offset : offset + limit]
+            for key, score, why in fused
         ]
-        hits = load_hits(s, agent, page)
         if retrieval is not None and mode in ("semantic", "hybrid"):
-            hits = _mark_weak(hits, retrieval.similarity_floor(s))
+            ranked = _relevant(ranked, retrieval.similarity_floor(s))
+        hits = load_hits(s, agent, ranked[offset : offset + limit])
     return SearchResult(
         query=query,
         scope=scope,
@@ -269,7 +267,7 @@ def search(
         hits=tuple(hits),
         offset=offset,
         limit=limit,
-        has_more=len(fused) > offset + limit,
+        has_more=len(ranked) > offset + limit,
         notes=tuple(notes),
     )
 
@@ -320,13 +318,17 @@ def tape_candidates(
     return found, bool(near)
 
 
-def _mark_weak(hits: list[SearchHit], floor: float) -> list[SearchHit]:
-    """`hits` with `weak` set on those only semantic search found, under `floor`."""
+def _relevant(
+    ranked: list[tuple[Any, float, dict[str, float]]], floor: float
+) -> list[tuple[Any, float, dict[str, float]]]:
+    """`ranked` without the hits only semantic search found, under `floor` (the
+    similarity below which `context` treats a neighbour as unrelated) and sharing no
+    word with the query. A semantic or hybrid search would otherwise fill its page with
+    the nearest rows however far; a query about nothing stored finds nothing."""
     return [
-        replace(h, weak=True)
-        if set(h.why) <= _SEMANTIC_PARTS and h.why.get("semantic", 0.0) < floor
-        else h
-        for h in hits
+        (key, score, why)
+        for key, score, why in ranked
+        if not (set(why) <= _SEMANTIC_PARTS and why.get("semantic", 0.0) < floor)
     ]
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from app.cli import base
 from app.cli.main import cli
 
 
@@ -15,7 +17,9 @@ def _run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_index_commands_and_mirror(tmp_path: Path) -> None:
+def test_index_commands_and_mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every backlog "large": nothing is embedded as the commands return (see the next test).
+    monkeypatch.setattr(base, "SETTLE_MAX_ROWS", 0)
     assert _run("init")[0] == 0
     assert _run("agent", "add", "cc")[0] == 0
     code, _, _ = _run(
@@ -61,3 +65,24 @@ def test_index_commands_and_mirror(tmp_path: Path) -> None:
     )
     code, out, _ = _run("mirror", "--agent", "cc", str(mirror), "--json")
     assert code == 0 and json.loads(out)["written"] == 0
+
+
+def test_what_a_command_writes_is_found_by_meaning_from_the_next_one() -> None:
+    """No host runs: a small backlog is embedded before the command that wrote it returns,
+    so a memory written in English is found by a Chinese question (and the other way)."""
+    assert _run("init")[0] == 0
+    assert _run("agent", "add", "cc")[0] == 0
+    code, _, _ = _run(
+        "remember", "--agent", "cc", "--category", "preference",
+        "The user writes their blog with Hugo and hosts it on GitHub Pages.",
+    )  # fmt: skip
+    assert code == 0
+    assert (
+        _run("remember", "--agent", "cc", "--category", "preference", "用户每天早上喝绿茶")[0] == 0
+    )
+    code, out, _ = _run("index", "status", "--json")
+    assert code == 0 and json.loads(out)["unembedded_total"] == 0
+    code, out, err = _run("search", "--agent", "cc", "--mode", "semantic", "用什么写博客？")
+    assert code == 0 and "Hugo" in out.splitlines()[2] and "index run" not in err
+    code, out, _ = _run("search", "--agent", "cc", "--mode", "semantic", "green tea in the morning")
+    assert code == 0 and "绿茶" in out.splitlines()[2]

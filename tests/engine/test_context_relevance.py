@@ -110,18 +110,29 @@ def test_a_chinese_question_finds_an_english_memory(engine: Engine) -> None:
     ("drink", "unrelated", "query"),
     [(DRINK_EN, UNRELATED_EN, "coffee"), (DRINK_ZH, UNRELATED_ZH, "咖啡")],
 )
-def test_search_marks_hits_found_by_meaning_alone_under_the_floor_as_weak(
+def test_search_leaves_out_hits_found_by_meaning_alone_under_the_floor(
     engine: Engine, drink: str, unrelated: list[str], query: str
 ) -> None:
     ids = _seed(engine, "a", drink, unrelated)
     result = engine.search("a", query)
-    weak = {h.id: h.weak for h in result.hits}
-    assert weak == {ids[drink]: False, **{ids[u]: True for u in unrelated}}
-    assert result.hits[0].id == ids[drink]  # the ranking is unchanged: weak ones last here
-    # What an agent reads (CLI --json and MCP): every key as before, plus `weak`.
-    hit = to_json(result)["hits"][-1]
-    assert hit["weak"] is True and set(hit["why"]) == {"semantic", "rrf"}
-    # Full-text search has no semantic part to judge: nothing is marked.
+    assert [h.id for h in result.hits] == [ids[drink]] and not result.hits[0].weak
+    # What an agent reads (CLI --json and MCP): every key as before.
+    hit = to_json(result)["hits"][0]
+    assert hit["weak"] is False and "fulltext" in hit["why"]
     lexical = engine.search("a", query, mode="fulltext")
-    assert [h.id for h in lexical.hits] == [ids[drink]] and not lexical.hits[0].weak
+    assert [h.id for h in lexical.hits] == [ids[drink]]
     assert lexical.notes == ()
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["What is the capital of Peru?", "他的猫叫什么名字？", "量子色动力学的格点计算"],
+)
+def test_a_query_about_nothing_stored_finds_and_injects_nothing(engine: Engine, query: str) -> None:
+    ids = _seed(engine, "a", DRINK_EN, [*UNRELATED_EN, *UNRELATED_ZH])
+    for scope in ("memories", "all"):
+        assert engine.search("a", query, scope=scope).hits == (), scope
+    block = engine.context("a", query=query)
+    assert block.included == () and block.text == ""
+    # Without a query there is no signal: the agent's strongest memories, as before.
+    assert set(engine.context("a").included_ids) == set(ids.values())

@@ -224,10 +224,14 @@ def test_context_counts_a_memory_once_when_weak_but_in_another_route(eng: Engine
     # Regression: a weak semantic neighbour that the core route included was also listed
     # as dropped "below_relevance", and storing the recall record failed.
     _seed(eng)
+    # A pinned memory: the core route brings it whatever the query.
+    pinned = eng.remember("a", "Always answer in short sentences", "preference", importance=0.95)
+    assert pinned.memory is not None
     eng.run_indexer()
     block = eng.context("a", query="zebra crossing")
     included = set(block.included_ids)
-    assert included and not included & {d.memory_id for d in block.dropped}
+    assert pinned.memory.id in included
+    assert not included & {d.memory_id for d in block.dropped}
 
 
 def test_background_loop_embeds_new_rows_until_stopped(eng: Engine) -> None:

@@ -23,8 +23,8 @@ DESCRIPTION = (
     "Modes: hybrid (default), fulltext, semantic, regex. Filter by category, status "
     "(archived memories are found only when you ask for them), thread and time; page with "
     "limit and offset. Read a hit in full with `memory`, or its tape with `tape(around=…)`. "
-    "A hit with weak: true was found by meaning alone and is far from the query: most "
-    "likely unrelated."
+    "No hit means nothing stored is about the query: rows found by meaning alone and far "
+    "from it are left out."
 )
 READ_ONLY = True
 
