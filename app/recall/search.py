@@ -189,12 +189,12 @@ def search(
                 ]
                 continue
             if mode in ("fulltext", "hybrid") and kind == "tape":
-                ranked = _turns(
+                by_model = _turns(
                     s, arow, query, f, want, counts, retrieval if mode == "hybrid" else None,
                     pending[kind], notes,
                 )  # fmt: skip
-                lists["turns:tape"] = [((kind, i), sc) for i, sc, _ in ranked]
-                for i, _, parts in ranked:
+                lists["turns:tape"] = [((kind, i), sc) for i, sc, _ in by_model]
+                for i, _, parts in by_model:
                     extra_why[(kind, i)] = parts
                 continue
             elif mode in ("fulltext", "hybrid"):
