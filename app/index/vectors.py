@@ -33,6 +33,14 @@ KINDS: tuple[Kind, ...] = ("memory", "tape")
 AGENT_KEY = "agent_id"
 _SAFE_PART = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_-]{0,59}$")
 _PAGE = 10_000
+# How often a collection writes its HNSW index to disk (rows added). Until it does, its
+# rows stay in chroma's write-ahead log, and the first query of a collection in a process
+# reads that log, a table without an index on the collection: with chroma's default
+# (1,000) an agent's collection of a few hundred turns never got there, and the first
+# search of each agent read every agent's log (250 ms in a home of 40k turns, growing
+# with the home). At 100 the log is purged as the index is written.
+SYNC_ROWS = 100
+HNSW = {"space": "cosine", "batch_size": SYNC_ROWS, "sync_threshold": SYNC_ROWS}
 
 
 class VectorIndexError(RuntimeError):
@@ -46,6 +54,19 @@ def _part(value: str) -> str:
         return value
     safe = re.sub(r"[^a-zA-Z0-9]+", "-", value).strip("-")[:40] or "x"
     return f"{safe}-{hashlib.sha1(value.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _tune(collection: Any) -> None:
+    """Give a collection made with chroma's default sync threshold ours (see SYNC_ROWS):
+    its log is purged from the next index write on."""
+    try:
+        hnsw = (collection.configuration_json or {}).get("hnsw") or {}
+        if int(hnsw.get("sync_threshold", SYNC_ROWS)) > SYNC_ROWS:
+            collection.modify(
+                configuration={"hnsw": {"batch_size": SYNC_ROWS, "sync_threshold": SYNC_ROWS}}
+            )
+    except Exception:  # an older chroma, or a collection it cannot change: keep it as it is
+        return
 
 
 def collection_name(kind: str, model: str, agent_id: int | str) -> str:
@@ -74,6 +95,7 @@ class VectorIndex:
                     f"not {dim}; drop them (drop_model({embedder_name!r})) and re-embed"
                 )
             self._collections[(str(meta["kind"]), str(meta[AGENT_KEY]))] = collection
+        self._tuned: set[tuple[str, str]] = set()  # collections written to by this process
 
     @classmethod
     def open(cls, path: str | Path, embedder_name: str, dim: int) -> VectorIndex:
@@ -99,6 +121,9 @@ class VectorIndex:
         if kind not in KINDS:
             raise ValueError(f"Unknown kind {kind!r}; use one of {KINDS}")
         key = (kind, agent)
+        if create and key in self._collections and key not in self._tuned:
+            _tune(self._collections[key])  # only the writer changes a collection
+            self._tuned.add(key)
         if key not in self._collections and create:
             self._collections[key] = self._client.create_collection(
                 collection_name(kind, self.embedder_name, agent),
@@ -109,7 +134,7 @@ class VectorIndex:
                     "kind": kind,
                     AGENT_KEY: agent,
                 },
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": dict(HNSW)},
             )
         return self._collections.get(key)
 

@@ -42,9 +42,10 @@ from app.recall.turn_weights import FEATURES, TurnWeights
 from app.text import index_tokens
 
 CANDIDATES = 50
-# A sentence that ends with a question mark (Latin or full-width), up to 300 characters
-# back: the question a turn asks, wherever it stands in the turn.
-_QUESTION = re.compile(r"[^.!?。！？\n]{0,300}[?？]")
+# Sentences end at these; one that ends with a question mark (Latin or full-width) is a
+# question the turn asks, wherever it stands (its last 300 characters count).
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？\n])")
+_QUESTION_CHARS = 300
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|yourself)\b|[你您]", re.IGNORECASE)
 
 
@@ -55,7 +56,10 @@ def addresses_agent(query: str) -> bool:
 
 def question_part(text: str) -> str:
     """The question sentences of a turn ("" when it asks nothing)."""
-    return " ".join(m.group(0) for m in _QUESTION.finditer(text))
+    if "?" not in text and "？" not in text:
+        return ""
+    asked = [part for part in _SENTENCE_END.split(text) if part.endswith(("?", "？"))]
+    return " ".join(part[-_QUESTION_CHARS - 1 :] for part in asked)
 
 
 @dataclass(frozen=True)

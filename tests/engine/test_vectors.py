@@ -202,3 +202,27 @@ def test_queries_answer_right_while_the_same_collection_grows(index):
         growing.result()
     assert index.count("memory") == 600
     assert index.query("memory", "a", vecs[555], k=1)[0][0] == 555
+
+
+def test_an_agents_rows_leave_the_write_ahead_log_as_its_index_is_written(tmp_path):
+    """A first query of each agent's collection read chroma's whole log when the rows
+    stayed there; an agent with a few hundred rows must not leave them in it."""
+    import sqlite3
+
+    index = VectorIndex.open(tmp_path / "vectors", EMB.name, EMB.dim)
+    texts = [f"turn {i} about walking the dog" for i in range(300)]
+    for agent in ("alice", "bob"):
+        index.upsert("tape", list(range(300)), EMB.embed_documents(texts), [agent] * 300)
+    index.close()
+    db = sqlite3.connect(tmp_path / "vectors" / "chroma.sqlite3")
+    try:
+        (logged,) = db.execute("SELECT count(*) FROM embeddings_queue").fetchone()
+    finally:
+        db.close()
+    assert logged < 2 * 100  # at most what each collection added since its last index write
+    again = VectorIndex.open(tmp_path / "vectors", EMB.name, EMB.dim)
+    try:
+        assert again.count("tape") == 600
+        assert again.query("tape", "bob", EMB.embed_query(texts[7]), k=1)[0][0] == 7
+    finally:
+        again.close()
