@@ -175,12 +175,16 @@ def _threads(turns: Sequence[Turn]) -> dict[str, str]:
     return out
 
 
-def ingest(engine: Engine, q: Question) -> int:
-    """Create the question's agent and append its haystack, oldest session first;
-    the number of entries written. An agent already there (a kept home) is reused."""
-    if any(a.name == q.agent for a in engine.agents()):
+def ingest(
+    engine: Engine, q: Question, *, agent: str | None = None, max_turns: int | None = None
+) -> int:
+    """Create the question's agent (or `agent`) and append its haystack, oldest session
+    first, up to `max_turns` turns; the number of entries written. An agent already
+    there (a kept home) is reused."""
+    name = agent or q.agent
+    if any(a.name == name for a in engine.agents()):
         return 0
-    engine.add_agent(q.agent)
+    engine.add_agent(name)
     threads = _threads(q.turns)
     by_session: dict[str, list[Turn]] = {}
     for t in q.turns:
@@ -188,6 +192,9 @@ def ingest(engine: Engine, q: Question) -> int:
     order = sorted(by_session, key=lambda s: (by_session[s][0].when, int(s)))
     written = 0
     for s in order:
+        room = len(by_session[s]) if max_turns is None else max_turns - written
+        if room <= 0:
+            break
         entries = [
             NewEntry(
                 thread=threads[s],
@@ -197,9 +204,9 @@ def ingest(engine: Engine, q: Question) -> int:
                 created_at=t.when,
                 meta={"turn": t.key},
             )
-            for t in by_session[s]
+            for t in by_session[s][:room]
         ]
-        written += len(engine.append(q.agent, entries).ids)
+        written += len(engine.append(name, entries).ids)
     return written
 
 

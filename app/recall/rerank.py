@@ -13,12 +13,10 @@ from the stored token strings; the average length is the pool's.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlmodel import Session
-
+from app.db import Tx, dbapi, id_list
 from app.text import agent_token, query_groups
 
 K1 = 1.2
@@ -26,15 +24,23 @@ B = 0.75
 POOL = 100
 
 
-def _df(s: Session, agent_id: int, group: tuple[str, ...]) -> int:
-    terms = " OR ".join(f'"{t}"' for t in group)
-    expr = f"{agent_token(agent_id)} AND ({terms})"
-    row = (
-        s.connection()
-        .exec_driver_sql("SELECT count(*) FROM tape_fts WHERE tape_fts MATCH ?", (expr,))
-        .first()
-    )
-    return int(row[0]) if row else 0
+def document_counts(s: Tx, agent_id: int, groups: Sequence[tuple[str, ...]]) -> list[int]:
+    """How many of the agent's entries hold each term (its variants together): one FTS5
+    count per term restricted by the agent token, all in one statement."""
+    if not groups:
+        return []
+    count = "(SELECT count(*) FROM tape_fts WHERE tape_fts MATCH ?)"
+    token = agent_token(agent_id)
+    params = [f"{token} AND ({' OR '.join(f'{chr(34)}{t}{chr(34)}' for t in g)})" for g in groups]
+    row = dbapi(s).execute(f"SELECT {', '.join([count] * len(groups))}", params).fetchone()
+    return [int(n or 0) for n in row]
+
+
+def padded(tokens: str) -> str:
+    """A token string ready for counting words with str.count(" word "): each separator
+    doubled, so that adjacent repeats all count (C speed; a Counter of every token cost
+    more than the whole scoring)."""
+    return " " + tokens.replace(" ", "  ") + " "
 
 
 @dataclass(frozen=True)
@@ -45,12 +51,12 @@ class TapeStatistics:
     idf: Mapping[tuple[str, ...], float]
     average_length: float
 
-    def score(self, tokens: Counter[str], length: int) -> float:
-        """Okapi BM25 of a token count (a stored token string's words, or any text's)."""
+    def score(self, doc: str, length: int) -> float:
+        """Okapi BM25 of a `padded` token string of `length` tokens."""
         norm = K1 * (1 - B + B * length / (self.average_length or 1.0))
         total = 0.0
         for group, weight in self.idf.items():
-            tf = sum(tokens.get(t, 0) for t in group)
+            tf = sum(doc.count(f" {t} ") for t in group)
             if tf:
                 total += weight * tf * (K1 + 1) / (tf + norm)
         return total
@@ -66,21 +72,22 @@ class RescoredPool:
     statistics: TapeStatistics | None
 
 
-def pool_tokens(s: Session, ids: Sequence[int]) -> dict[int, Counter[str]]:
-    """The stored token strings of tape entries `ids`, counted (the agent token left out)."""
+def pool_tokens(s: Tx, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+    """The stored token strings of tape entries `ids`, `padded`, with their token count
+    (the agent token left out)."""
     if not ids:
         return {}
-    marks = ", ".join("?" * len(ids))
-    rows = (
-        s.connection()
-        .exec_driver_sql(f"SELECT rowid, tokens FROM tape_fts WHERE rowid IN ({marks})", tuple(ids))
-        .all()
-    )
-    return {int(i): Counter(str(t).split()[1:]) for i, t in rows}
+    marks, bound = id_list(ids)
+    sql = f"SELECT rowid, tokens FROM tape_fts WHERE rowid IN ({marks})"
+    out = {}
+    for i, raw in dbapi(s).execute(sql, bound):
+        words = str(raw).split(" ", 1)[1] if " " in str(raw) else ""
+        out[int(i)] = (padded(words), words.count(" ") + 1 if words else 0)
+    return out
 
 
 def rescore_pool(
-    s: Session, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
+    s: Tx, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
 ) -> RescoredPool:
     """The pool's entries re-scored with the agent's own BM25 statistics."""
     groups = query_groups(query)
@@ -88,21 +95,21 @@ def rescore_pool(
         return RescoredPool(list(pool), {}, None)
     ids = [i for i, _ in pool]
     docs = pool_tokens(s, ids)
-    lengths = {i: sum(c.values()) for i, c in docs.items()}
+    lengths = {i: n for i, (_, n) in docs.items()}
     avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
     n = max(entry_count, max((len(docs), 1)))
-    idf = {}
-    for group in groups:
-        df = min(_df(s, agent_id, group), n)
-        idf[group] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    idf = {
+        group: math.log(1 + (n - min(df, n) + 0.5) / (min(df, n) + 0.5))
+        for group, df in zip(groups, document_counts(s, agent_id, groups), strict=True)
+    }
     stats = TapeStatistics(idf, avg)
-    out = [(i, stats.score(docs[i], lengths[i])) for i in ids if i in docs]
+    out = [(i, stats.score(*docs[i])) for i in ids if i in docs]
     out.sort(key=lambda p: -p[1])
     return RescoredPool(out, lengths, stats)
 
 
 def rescore(
-    s: Session, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
+    s: Tx, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
 ) -> list[tuple[int, float]]:
     """(id, agent-local BM25) for the pool's entries, best first."""
     return rescore_pool(s, agent_id, entry_count, query, pool).hits

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,7 +36,7 @@ from sqlmodel import Session
 
 from app.db import dbapi, id_list
 from app.recall.adjacent import NEIGHBOUR_POOL, credit
-from app.recall.rerank import RescoredPool, pool_tokens
+from app.recall.rerank import RescoredPool, padded, pool_tokens
 from app.recall.turn_weights import FEATURES, TurnWeights
 from app.text import index_tokens
 
@@ -135,7 +134,7 @@ def candidates(
     roles, before = _roles_and_previous(s, ids)
     lengths = dict(lexical.lengths)
     missing = [i for i in ids if i not in lengths]
-    lengths.update({i: sum(c.values()) for i, c in pool_tokens(s, missing).items()})
+    lengths.update({i: n for i, (_, n) in pool_tokens(s, missing).items()})
     asked = _asked_before(lexical, before)
     return [
         Candidate(
@@ -178,8 +177,10 @@ def _asked_before(lexical: RescoredPool, before: Mapping[int, str]) -> dict[int,
         asked = question_part(text)
         if not asked:
             continue
-        tokens = Counter(index_tokens(asked, 0).split()[1:])
-        score = stats.score(tokens, sum(tokens.values()))
+        words = index_tokens(asked, 0).split(" ", 1)[1:]
+        if not words:
+            continue
+        score = stats.score(padded(words[0]), words[0].count(" ") + 1)
         if score:
             out[i] = score
     return out
