@@ -7,15 +7,22 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCOMO_REL = Path("shared") / "memory-benchmarks" / "locomo" / "locomo-dev5.json"
+SHARED = Path("shared") / "memory-benchmarks"
+LOCOMO_REL = SHARED / "locomo" / "locomo-dev5.json"
+LONGMEMEVAL_REL = SHARED / "longmemeval" / "longmemeval-s-dev89.json.gz"
+DATA = {"locomo": LOCOMO_REL, "longmemeval": LONGMEMEVAL_REL}
+
+
+def shared_file(relative: Path) -> Path:
+    """shared/… beside the checkout, or beside one of its parents (worktrees)."""
+    for folder in ROOT.parents:
+        if (folder / relative).is_file():
+            return folder / relative
+    return ROOT.parent / relative
 
 
 def locomo_default() -> Path:
-    """shared/… beside the checkout, or beside one of its parents (worktrees)."""
-    for folder in ROOT.parents:
-        if (folder / LOCOMO_REL).is_file():
-            return folder / LOCOMO_REL
-    return ROOT.parent / LOCOMO_REL
+    return shared_file(LOCOMO_REL)
 
 
 def run(name: str, args: list[str]) -> None:
@@ -23,8 +30,8 @@ def run(name: str, args: list[str]) -> None:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-    if name == "locomo" and "--data" not in args:
-        args = ["--data", str(locomo_default()), *args]
+    if name in DATA and "--data" not in args:
+        args = ["--data", str(shared_file(DATA[name])), *args]
     from app.cli.base import State
     from app.cli.bench_cmds import bench
 

@@ -1,0 +1,18 @@
+"""`tapemind bench recall` as a script: python bench/recall.py [options] (see --help)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._tapemind import run
+
+
+def main() -> None:
+    run("recall", sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()
