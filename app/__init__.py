@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 # imported before numpy (the CLI, the host); a value the user set is kept.
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
 
-from .errors import HomeError, InvalidInput, NotFound, Refused, TapemindError
-from .models import (
+from app.errors import HomeError, InvalidInput, NotFound, Refused, TapemindError
+from app.models import (
     CATEGORIES,
     KINDS,
     ROLES,
@@ -35,7 +35,7 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from app.engine import Engine
 
 __version__ = "0.1.0"
 
@@ -67,7 +67,7 @@ def __getattr__(name: str) -> Any:
     # submodule (the desktop app's first paint, `--version`) skips the engine's
     # imports until it opens a home.
     if name == "Engine":
-        from .engine import Engine
+        from app.engine import Engine
 
         return Engine
     raise AttributeError(f"module 'app' has no attribute {name!r}")

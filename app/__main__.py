@@ -1,5 +1,5 @@
 """`python -m app …` runs the `tapemind` CLI."""
 
-from .cli.main import main
+from app.cli.main import main
 
 main()

@@ -6,7 +6,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from .errors import InvalidInput
+from app.errors import InvalidInput
 
 
 class Clock(Protocol):

@@ -16,27 +16,17 @@ from typing import IO, Any
 
 from sqlalchemy import text
 
-from . import (
-    agents,
-    approvals,
-    audit,
-    grants,
-    memories,
-    memory_owner,
-    memory_views,
-    recall,
-    reviewer,
-    search,
-    tape,
-    transfer,
-    used,
-)
-from . import home as homes
-from .clock import Clock, SystemClock
-from .db.store import Store
-from .events import EventBus
-from .lanes import Lanes
-from .models import (
+from app.agents import registry as agents
+from app.clock import Clock, SystemClock
+from app.db import home as homes
+from app.db.store import Store
+from app.events import audit
+from app.events.bus import EventBus
+from app.memory import owner as memory_owner
+from app.memory import records as memories
+from app.memory import used
+from app.memory import views as memory_views
+from app.models import (
     Agent,
     AgentSettings,
     AppendResult,
@@ -47,11 +37,17 @@ from .models import (
     RememberResult,
     TapeEntry,
 )
-from .recall import ContextBlock
-from .runtime import Runtime
-from .search import SearchResult
-from .vault import service as vault_service
-from .vault.records import (
+from app.recall import context as recall
+from app.recall import search
+from app.recall.context import ContextBlock
+from app.recall.lanes import Lanes
+from app.recall.search import SearchResult
+from app.runtime import Runtime
+from app.tape import ledger as tape
+from app.transfer import jsonl as transfer
+from app.vault import approvals, grants, reviewer
+from app.vault import service as vault_service
+from app.vault.records import (
     AccessRequest,
     Grant,
     ReviewerRules,
@@ -59,19 +55,20 @@ from .vault.records import (
     SecretResult,
     VaultStatus,
 )
-from .vault.rotation import RotationResult
+from app.vault.rotation import RotationResult
 
 # isort: split
 # lifecycle (issue 4)
-from . import conflicts as conflicts_
-from . import confront, forgetting
-from . import distill as distill_
-from . import health as health_
-from .conflicts import Conflict
-from .confront import DecisionRecord
-from .distill import DistillReport
-from .forgetting import ArchiveCandidate, MaintainReport
-from .health import HealthSnapshot
+from app.confront import conflicts as conflicts_
+from app.confront import decisions as confront
+from app.confront.conflicts import Conflict
+from app.confront.decisions import DecisionRecord
+from app.lifecycle import distill as distill_
+from app.lifecycle import forgetting
+from app.lifecycle import health as health_
+from app.lifecycle.distill import DistillReport
+from app.lifecycle.forgetting import ArchiveCandidate, MaintainReport
+from app.lifecycle.health import HealthSnapshot
 
 
 class Engine:
@@ -80,7 +77,7 @@ class Engine:
     def __init__(self, rt: Runtime, home_id: str) -> None:
         self._rt = rt
         self.home_id = home_id
-        self._lanes = Lanes()  # recalls at once (app/lanes.py)
+        self._lanes = Lanes()  # recalls at once (app/recall/lanes.py)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -95,7 +92,7 @@ class Engine:
         keystore: Any = None,
         database_url: str | None = None,
     ) -> Engine:
-        """Open (or with `create`, make) the home at `home` (see `app.home.resolve`).
+        """Open (or with `create`, make) the home at `home` (see `app.db.home.resolve`).
 
         `clock`, `embedder` and `keystore` are injected dependencies; the defaults
         are the system clock, the home's configured embedder and the OS keyring.
@@ -220,7 +217,7 @@ class Engine:
         around: int | None = None,
         limit: int = 100,
     ) -> list[TapeEntry]:
-        """Read an agent's tape (see `app.tape.read`)."""
+        """Read an agent's tape (see `app.tape.ledger.read`)."""
         return tape.read(
             self._rt,
             agent,
@@ -256,7 +253,7 @@ class Engine:
         user: str | None = None,
         actor: str = "agent",
     ) -> RememberResult:
-        """Offer a durable conclusion; see `app.memories.remember` for the refusals."""
+        """Offer a durable conclusion; see `app.memory.records.remember` for the refusals."""
         return memories.remember(
             self._rt,
             agent,
@@ -644,8 +641,8 @@ class Engine:
 
 
 # Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
-from . import access_tokens as _access_tokens  # noqa: E402
-from . import conflict_undo as _conflict_undo  # noqa: E402
-from . import index as _index  # noqa: E402
-from .access_tokens import AgentToken  # noqa: E402
-from .errors import InvalidInput  # noqa: E402
+from app import index as _index  # noqa: E402
+from app.agents import tokens as _access_tokens  # noqa: E402
+from app.agents.tokens import AgentToken  # noqa: E402
+from app.confront import undo as _conflict_undo  # noqa: E402
+from app.errors import InvalidInput  # noqa: E402

@@ -14,11 +14,11 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from .clock import Clock, to_iso
-from .db.schema import AgentRow
-from .db.store import Store, Tx, dbapi
-from .errors import NotFound
-from .events import Event, EventBus
+from app.clock import Clock, to_iso
+from app.db.schema import AgentRow
+from app.db.store import Store, Tx, dbapi
+from app.errors import NotFound
+from app.events.bus import Event, EventBus
 
 
 @dataclass
@@ -47,7 +47,7 @@ class Runtime:
 
     @contextmanager
     def _published(self, transaction: AbstractContextManager[Any]) -> Iterator[Any]:
-        """`transaction`, collecting the events recorded in it (`app.events.record`)
+        """`transaction`, collecting the events recorded in it (`app.events.bus.record`)
         and publishing them once it has committed; none if it fails."""
         with transaction as tx:
             tx.info["events"] = []

@@ -3,7 +3,7 @@
 python bench/arbiter_speed.py [--n 2000] [--walk]
 
 --walk: a candidate that none of its ten close neighbours is about, so the arbiter judges every
-one of them (app/arbiter/walk.py) instead of stopping at the closest: the worst case.
+one of them (app/confront/arbiter/walk.py) instead of stopping at the closest: the worst case.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.arbiter import Candidate, Neighbour, OfflineArbiter
+from app.confront.arbiter import Candidate, Neighbour, OfflineArbiter
 
 ZH = "用户喜欢用 Vim 写代码，尤其是 Python 项目，第 {k} 组第 {i} 条"
 EN = "The backend service {k} runs on Python 3.{i} and deploys to Fly.io every Friday"

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.importers import parse_history
+from app.transfer.importers import parse_history
 
 
 def claude_code(turns: int) -> list[str]:

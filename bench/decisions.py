@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
-from app.arbiter.evaluate import evaluate, load_cases
-from app.arbiter.similarity import USESimilarity
+from app.confront.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
+from app.confront.arbiter.evaluate import evaluate, load_cases
+from app.confront.arbiter.similarity import USESimilarity
 
 
 class Timed:

@@ -30,8 +30,8 @@ os.environ["ANONYMIZED_TELEMETRY"] = "False"
 from app import Engine  # noqa: E402
 from app.benchmarks import synth  # noqa: E402
 from app.benchmarks.latency import export_file  # noqa: E402
-from app.embedders import Usem3Embedder  # noqa: E402
 from app.index import rows  # noqa: E402
+from app.index.embedders import Usem3Embedder  # noqa: E402
 from app.index.indexer import run_indexer_once  # noqa: E402
 
 SIZE = 100_000

@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
 from app import Engine  # noqa: E402
-from app.embedders import HashingEmbedder, make_embedder  # noqa: E402
 from app.index import rows as index_rows  # noqa: E402
+from app.index.embedders import HashingEmbedder, make_embedder  # noqa: E402
 from app.index.indexer import run_indexer_once  # noqa: E402
 
 LOCOMO = ROOT.parent.parent / "shared" / "memory-benchmarks" / "locomo" / "locomo-dev5.json"

@@ -1,4 +1,4 @@
-"""MCP overhead of a `context` call over loopback HTTP (see app/benchmarks/mcp_overhead.py).
+"""MCP overhead of a `context` call over loopback HTTP (see bench/mcp/overhead.py).
 
 python bench/mcp_overhead.py [--calls 200] [--memories 100] [--agents 8] [--cache DIR]
                              [--engine real|instant]
@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.benchmarks.mcp_overhead import main
+from bench.mcp.overhead import main
 
 if __name__ == "__main__":
     main()

@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.embedders import Embedder, make_embedder
+from app.index.embedders import Embedder, make_embedder
 
 DATA = Path(__file__).resolve().parent / "data"
 _CJK = re.compile(r"[\u4e00-\u9fff]+")

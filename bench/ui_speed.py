@@ -50,7 +50,7 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app import Engine  # noqa: E402
-from app.demo import seed  # noqa: E402
+from app.demo.seed import seed  # noqa: E402
 from ui import i18n, theme, workers  # noqa: E402
 from ui.session import Session  # noqa: E402
 from ui.window import PAGE_NAMES, Pages  # noqa: E402

@@ -22,7 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.vectors import VectorIndex  # noqa: E402
+from app.index.vectors import VectorIndex  # noqa: E402
 
 DIM = 512
 # Agent 0 holds most rows, agents 1..9 one percent each: a filter that keeps most rows and
@@ -31,7 +31,7 @@ COLD = """
 import resource, sys, time
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
-from app.vectors import VectorIndex  # noqa: E402
+from app.index.vectors import VectorIndex  # noqa: E402
 import numpy as np
 t1 = time.perf_counter()
 idx = VectorIndex.open({path!r}, "bench", {dim})

@@ -21,7 +21,7 @@ from .i18n import current_language, tr
 def load_snippets(engine: Any, agent: str) -> list[Any]:
     """Every client snippet for `agent`, with its bearer token (worker side)."""
     from app.host.lock import read_holder
-    from app.mcp.snippets import DEFAULT_PORT, snippets  # the CLI's own snippets
+    from app.host.snippets import DEFAULT_PORT, snippets  # the CLI's own snippets
 
     token = engine.agent_token(agent).token
     # Where this home is served now (the app's host says so in the lock), else

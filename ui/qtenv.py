@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from app.gil import shorten_switch_interval
+from app.host.gil import shorten_switch_interval
 
 
 def prepare_gui_process() -> None:

@@ -43,7 +43,7 @@ PHRASES_ZH: tuple[tuple[str, str], ...] = (
         "已不再活跃（期间被改动）；作为新记忆保存。",
     ),
     (" was decided, but that memory ", "，但那条记忆"),
-    # a decision taken on a farther neighbour (app/arbiter/walk.py)
+    # a decision taken on a farther neighbour (app/confront/arbiter/walk.py)
     (
         "a person settles it, the evidence being thinner than on the closest memory: ",
         "交给人来决定，证据比最接近的记忆弱：",
@@ -62,7 +62,7 @@ _SCORES = re.compile(
     r"lexical (?P<lex>[\d.]+), full-text (?P<ft>[\d.]+|-)\)"
 )
 _DECIDED = re.compile(r"\b(add|update|supersede|duplicate|conflict) of memory (\d+)")
-# The secret reviewer's verdicts (app/reviewer.py, app/approvals.py); names are kept as given.
+# The secret reviewer's verdicts (app/vault/reviewer.py, app/vault/approvals.py); names are kept as given.
 _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), chinese)
     for pattern, chinese in (
@@ -87,7 +87,7 @@ _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"within the reviewer's rules", "符合审查规则"),
         (r"covered by grant (\d+) \(always\)", r"已由授权 #\1（始终允许）覆盖"),
         (r"\(no reason given\)", "（未给出理由）"),
-        # the farther neighbour decided on and the closer ones passed (app/arbiter/walk.py)
+        # the farther neighbour decided on and the closer ones passed (app/confront/arbiter/walk.py)
         (r"; decided on (\w+), not the closer ", r"；判定依据是 #\1，而不是更接近的 "),
         (r"\b(\w+) \(unrelated\), ", r"#\1（无关）、"),
         (r"\b(\w+) \(unclear\), ", r"#\1（不确定）、"),
@@ -95,7 +95,7 @@ _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(\w+) \(unrelated\)", r"#\1（无关）"),
         (r"\b(\w+) \(conflicting\)", r"#\1（有冲突）"),
         (r"\b(\w+) \(unclear\)", r"#\1（不确定）"),
-        # the owner disputed a supersede (app/conflicts.py `dispute`)
+        # the owner disputed a supersede (app/confront/conflicts.py `dispute`)
         (r"the owner disputes that (\d+) replaces (\d+)", r"你不同意 #\1 取代 #\2"),
     )
 )

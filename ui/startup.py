@@ -88,7 +88,7 @@ class HostStarter(threading.Thread):
     def run(self) -> None:
         try:
             from app.host import make_host
-            from app.mcp.snippets import DEFAULT_PORT
+            from app.host.snippets import DEFAULT_PORT
 
             if self._stopping.is_set():
                 return

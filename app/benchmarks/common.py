@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..engine import Engine
+from app.engine import Engine
 
 
 @contextlib.contextmanager

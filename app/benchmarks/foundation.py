@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..db.store import dbapi
-from ..engine import Engine
-from ..textnorm import memory_hash
-from . import machine
+from app.benchmarks import machine
+from app.db.store import dbapi
+from app.engine import Engine
+from app.text.normalize import memory_hash
 
 
 @dataclass(frozen=True)

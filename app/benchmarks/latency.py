@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..clock import to_iso
-from ..embedders.process import rss_mb
-from ..textnorm import memory_hash
-from . import mem0_peer, synth
-from .common import drain_index, percentile, scratch_engine, semantic_available
-from .machine import machine, machine_line
+from app.benchmarks import mem0_peer, synth
+from app.benchmarks.common import drain_index, percentile, scratch_engine, semantic_available
+from app.benchmarks.machine import machine, machine_line
+from app.clock import to_iso
+from app.index.embedders.process import rss_mb
+from app.text.normalize import memory_hash
 
 AGENT = "latency-bench"
 TARGETS_100K = {"search_p95_ms": 15.0, "context_p95_ms": 25.0, "drain_vs_raw": 0.80}
@@ -42,7 +42,7 @@ def load_embedder(spec: str | None) -> Any:
     """The embedder a spec names, or None for "none" (full-text only)."""
     if not spec or spec == "none":
         return None
-    from .. import embedders
+    from app.index import embedders
 
     if spec == "hashing":
         return embedders.HashingEmbedder()

@@ -29,11 +29,11 @@ from typing import Any
 
 from sqlalchemy import text
 
-from ..clock import to_iso
-from ..embedders import queries_are_documents
-from ..engine import Engine
-from ..fulltext import index_tokens
-from ..textnorm import memory_hash
+from app.clock import to_iso
+from app.engine import Engine
+from app.index.embedders import queries_are_documents
+from app.text.normalize import memory_hash
+from app.text.terms import index_tokens
 
 Progress = Callable[[str], None]
 
@@ -149,7 +149,7 @@ def _index_vectors(
     as the indexer leaves them out."""
     import numpy as np
 
-    from ..index import rows
+    from app.index import rows
 
     rt = eng._runtime
     service = rt.services["retrieval"]
@@ -263,8 +263,8 @@ def run(
     cache: Path | None = None,
 ) -> Report:
     """Build (or copy from `cache`) the home, measure, return the figures."""
-    from ..forgetting import refresh
-    from ..runtime import agent_row
+    from app.lifecycle.forgetting import refresh
+    from app.runtime import agent_row
 
     rng = random.Random(4)
     report = Report(memories, load=os.getloadavg()[0], cores=os.cpu_count() or 1)

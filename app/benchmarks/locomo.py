@@ -23,12 +23,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..engine import Engine
-from ..errors import InvalidInput
-from ..models import NewEntry
-from .bm25 import BM25
-from .common import drain_index, percentile, scratch_engine, semantic_available
-from .machine import machine
+from app.benchmarks.bm25 import BM25
+from app.benchmarks.common import drain_index, percentile, scratch_engine, semantic_available
+from app.benchmarks.machine import machine
+from app.engine import Engine
+from app.errors import InvalidInput
+from app.models import NewEntry
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10)
@@ -246,8 +246,8 @@ def run(
 
 def render(report: dict[str, Any]) -> str:
     """The report as text lines, figures next to targets."""
-    from .common import pct
-    from .machine import machine_line
+    from app.benchmarks.common import pct
+    from app.benchmarks.machine import machine_line
 
     o, b = report["overall"], report["baseline_bm25"]
     lines = [

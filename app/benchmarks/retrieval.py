@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..engine import Engine
-from ..errors import InvalidInput
-from .common import drain_index, pct, percentile, scratch_engine, semantic_available
-from .machine import machine, machine_line
+from app.benchmarks.common import drain_index, pct, percentile, scratch_engine, semantic_available
+from app.benchmarks.machine import machine, machine_line
+from app.engine import Engine
+from app.errors import InvalidInput
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 MEMORIES = "retrieval_memories.jsonl"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..vault.records import SCOPES, Grant
-from .base import State, json_option, pass_state
-from .output import clip, emit_json, fields, short_time, table
+from app.cli.base import State, json_option, pass_state
+from app.cli.output import clip, emit_json, fields, short_time, table
+from app.vault.records import SCOPES, Grant
 
 SCOPE_WORDS = {
     "once": "once",

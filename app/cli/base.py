@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 import click
 
-from ..engine import Engine
-from ..errors import InvalidInput
+from app.engine import Engine
+from app.errors import InvalidInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,7 +30,7 @@ class State:
         """The home's engine: the running host's (same methods, run there), or our
         own under the home lock when no host runs."""
         if self._engine is None:
-            from ..host.connect import open_home
+            from app.host.connect import open_home
 
             self._opened = open_home(self.home, create=create)
             self._engine = self._opened.engine
@@ -65,7 +65,7 @@ pass_state = click.make_pass_decorator(State)
 
 
 def home_path(state: State) -> Path:
-    from ..home import resolve
+    from app.db.home import resolve
 
     return resolve(state.home)
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .base import State, json_option, pass_state
-from .output import emit_json
+from app.cli.base import State, json_option, pass_state
+from app.cli.output import emit_json
 
 
 @click.group()
@@ -22,7 +22,7 @@ def bench() -> None:
 @pass_state
 def foundation(state: State, quick: bool) -> None:
     """Tape appends, remember, and memory list with 100,000 memories (issue 2)."""
-    from ..benchmarks.foundation import format_report, run
+    from app.benchmarks.foundation import format_report, run
 
     report = run(quick=quick, progress=lambda msg: click.echo(msg, err=True))
     if state.as_json:
@@ -54,10 +54,10 @@ def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
     confusion matrix, and the destructive error rate (issue 4)."""
     import os
 
-    from ..arbiter import LLMArbiter, OfflineArbiter
-    from ..arbiter.evaluate import evaluate, load_cases
-    from ..confront import LLM_API_KEY_ENV, parse_llm
-    from ..errors import InvalidInput
+    from app.confront.arbiter import LLMArbiter, OfflineArbiter
+    from app.confront.arbiter.evaluate import evaluate, load_cases
+    from app.confront.decisions import LLM_API_KEY_ENV, parse_llm
+    from app.errors import InvalidInput
 
     try:
         cases = load_cases(path)
@@ -72,7 +72,7 @@ def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
         raise InvalidInput(f"Unknown arbiter {arbiter!r}: use offline or llm:MODEL@BASE_URL.")
     similarity = None
     if not no_embedder:
-        from ..arbiter.similarity import USESimilarity
+        from app.confront.arbiter.similarity import USESimilarity
 
         similarity = USESimilarity()
     report = evaluate(cases, judge, similarity)
@@ -97,7 +97,7 @@ def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
 @pass_state
 def lifecycle(state: State, memories: int, quick: bool, samples: int, cache: Path | None) -> None:
     """remember with confrontation (p95) and a health snapshot at 100,000 memories."""
-    from ..benchmarks.lifecycle import format_report, run
+    from app.benchmarks.lifecycle import format_report, run
 
     report = run(
         memories=10_000 if quick else memories,
@@ -147,7 +147,7 @@ def locomo(
     state: State, data: str, mode: str, limit_conversations: int | None, max_turns: int | None
 ) -> None:
     """LoCoMo evidence recall@5/@10 (categories 1-4) vs a plain BM25 baseline."""
-    from ..benchmarks import locomo as bench_locomo
+    from app.benchmarks import locomo as bench_locomo
 
     report = bench_locomo.run(
         data,
@@ -173,7 +173,7 @@ def locomo(
 @pass_state
 def retrieval(state: State, data_dir: str | None, modes: str) -> None:
     """Bilingual retrieval: recall@1/@5 and MRR per language and mode."""
-    from ..benchmarks import retrieval as bench_retrieval
+    from app.benchmarks import retrieval as bench_retrieval
 
     report = bench_retrieval.run(data_dir, modes=[m for m in modes.split(",") if m])
     _emit(state, report, bench_retrieval.render)
@@ -205,7 +205,7 @@ def latency(
     state: State, sizes: str, queries: int, embedder: str, with_mem0: bool, mem0_max: int
 ) -> None:
     """search/context p50/p95, index drain rate vs raw embedder speed, RSS; mem0 beside."""
-    from ..benchmarks import latency as bench_latency
+    from app.benchmarks import latency as bench_latency
 
     counts = [int(x) for x in sizes.split(",") if x.strip()]
     report = bench_latency.run(

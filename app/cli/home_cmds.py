@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..engine import Engine
-from ..errors import InvalidInput
-from ..vault.passphrase import PASSPHRASE_ENV
-from .base import State, home_path, json_option, pass_state
-from .output import emit_json, short_time, table
+from app.cli.base import State, home_path, json_option, pass_state
+from app.cli.output import emit_json, short_time, table
+from app.engine import Engine
+from app.errors import InvalidInput
+from app.vault.passphrase import PASSPHRASE_ENV
 
 
 @click.command()
@@ -20,7 +20,7 @@ from .output import emit_json, short_time, table
 def init(state: State) -> None:
     """Create a new home (an empty or new directory)."""
     path = home_path(state)
-    from ..home import db_path
+    from app.db.home import db_path
 
     existed = db_path(path).exists()
     engine = state.engine(create=True)
@@ -109,8 +109,8 @@ def import_(state: State, file: Path) -> None:
 @pass_state
 def demo(state: State) -> None:
     """Seed a demo home: two agents with a bilingual history, memories and lineage."""
-    from ..home import check_openable
-    from ..host.lock import HomeLock
+    from app.db.home import check_openable
+    from app.host.lock import HomeLock
 
     path = home_path(state)
     check_openable(path, create=True)
@@ -125,7 +125,7 @@ def demo(state: State) -> None:
 
 
 def _seed_and_show(state: State, path: Path) -> None:
-    from ..demo import seed
+    from app.demo.seed import seed
 
     counts = seed(path, embed=True)
     if state.as_json:

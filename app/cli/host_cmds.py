@@ -12,10 +12,10 @@ from typing import Any
 
 import click
 
-from ..errors import InvalidInput, TapemindError
-from ..mcp.snippets import DEFAULT_PORT, snippets
-from .base import State, home_path, json_option, pass_state, writing_to
-from .output import emit_json
+from app.cli.base import State, home_path, json_option, pass_state, writing_to
+from app.cli.output import emit_json
+from app.errors import InvalidInput, TapemindError
+from app.host.snippets import DEFAULT_PORT, snippets
 
 
 @click.command()
@@ -34,8 +34,8 @@ def serve(state: State, port: int) -> None:
     Runs until Ctrl-C. Only one process may own a home; a second one is refused
     with the name of the process that holds it.
     """
-    from ..host import make_host
-    from ..host.connect import own_home
+    from app.host import make_host
+    from app.host.connect import own_home
 
     engine, lock = own_home(state.home, role="host")
     try:
@@ -75,8 +75,8 @@ class StdioHome:
             if self._opened is not None and getattr(self._opened.engine, "broken", False):
                 self.close()
             if self._opened is None:
-                from ..host import make_host
-                from ..host.connect import open_home
+                from app.host import make_host
+                from app.host.connect import open_home
 
                 self._opened = open_home(self._home, role="mcp")
                 if self._opened.lock is not None:
@@ -108,8 +108,8 @@ def mcp_stdio(state: State, agent: str) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from .. import __version__
-    from ..mcp.server import build_server
+    from app import __version__
+    from app.mcp.server import build_server
 
     if _stdin_is_terminal():
         # Someone typed it to try it: a client speaks JSON-RPC here, a person sees nothing.
@@ -142,7 +142,7 @@ def _stdin_is_terminal() -> bool:
 
 
 def _mcp_url(state: State) -> str:
-    from ..host.lock import read_holder
+    from app.host.lock import read_holder
 
     holder = read_holder(home_path(state)) or {}
     # An agent's stdio server that owns the home serves it on a passing port: a client
@@ -251,7 +251,7 @@ def skill_install(state: State, target: Path, force: bool) -> None:
 
 
 def register(cli: click.Group) -> None:
-    from .agent_cmds import agent
+    from app.cli.agent_cmds import agent
 
     agent.add_command(token)
     for command in (serve, mcp_stdio, skill):

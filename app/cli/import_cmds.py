@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..errors import InvalidInput
-from ..importers import FORMATS, file_patterns, parse_history
-from ..models import NewEntry
-from .base import State, json_option, pass_state
-from .output import emit_json
+from app.cli.base import State, json_option, pass_state
+from app.cli.output import emit_json
+from app.errors import InvalidInput
+from app.models import NewEntry
+from app.transfer.importers import FORMATS, file_patterns, parse_history
 
 CHUNK = 500  # entries per transaction: a big history never holds the write lock for long
 SHOWN_PROBLEMS = 10  # lines of problems printed; --json lists them all

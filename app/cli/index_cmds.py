@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from .base import State, json_option, pass_state, writing_to
-from .output import emit_json, fields
+from app.cli.base import State, json_option, pass_state, writing_to
+from app.cli.output import emit_json, fields
 
 
 def _age(seconds: float | None) -> str:
@@ -115,7 +115,7 @@ def rebuild(state: State, model: str | None, wait: bool) -> None:
     A new model is built beside the old one; searches keep the old model until the
     new one holds every row, then the old vectors are dropped.
     """
-    from ..engine import Engine
+    from app.engine import Engine
 
     engine = state.engine()
     st = engine.rebuild_index(model)
@@ -153,7 +153,7 @@ def mirror(state: State, agent: str, directory: Path, watch: bool, interval: flo
     one memory with front matter (id, category, status, sources, parents, ...). Files
     are rewritten only when their content changes; forgotten memories' files go.
     """
-    from ..mirror import sync
+    from app.transfer.mirror import sync
 
     engine = state.engine()
     while True:

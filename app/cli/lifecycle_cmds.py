@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 
-from ..conflicts import Conflict
-from ..forgetting import ArchiveCandidate
-from ..health import HealthSnapshot
-from .base import State, json_option, pass_state
-from .output import clip, emit_json, fields, printable, short_time, table
-from .tape_cmds import parse_time
+from app.cli.base import State, json_option, pass_state
+from app.cli.output import clip, emit_json, fields, printable, short_time, table
+from app.cli.tape_cmds import parse_time
+from app.confront.conflicts import Conflict
+from app.lifecycle.forgetting import ArchiveCandidate
+from app.lifecycle.health import HealthSnapshot
 
 
 def _age(days: float | None) -> str:
@@ -388,7 +388,7 @@ def config(state: State, /, name: str, **settings: Any) -> None:
 
 
 def register(cli: click.Group) -> None:
-    from .agent_cmds import agent
+    from app.cli.agent_cmds import agent
 
     for command in (conflicts, maintain, archive, restore, keep, health, distill, decisions):
         cli.add_command(command)

@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from ..errors import TapemindError
-from .base import State
-from .output import error
+from app.cli.base import State
+from app.cli.output import error
+from app.errors import TapemindError
 
 
 class TapemindGroup(click.Group):
@@ -58,7 +58,7 @@ def cli(ctx: click.Context, home: str | None, as_json: bool) -> None:
 
 
 def register() -> None:
-    from . import (
+    from app.cli import (
         agent_cmds,
         bench_cmds,
         home_cmds,
@@ -85,7 +85,7 @@ def register() -> None:
     ):
         module.register(cli)
     # issue 4
-    from . import lifecycle_cmds
+    from app.cli import lifecycle_cmds
 
     lifecycle_cmds.register(cli)
 

@@ -12,10 +12,10 @@ import sys
 
 import click
 
-from ..engine import Engine
-from ..vault.passphrase import PASSPHRASE_ENV
-from .base import State, ask_first, json_option, pass_state
-from .output import emit_json, fields, short_time, table
+from app.cli.base import State, ask_first, json_option, pass_state
+from app.cli.output import emit_json, fields, short_time, table
+from app.engine import Engine
+from app.vault.passphrase import PASSPHRASE_ENV
 
 EXIT_DENIED = 7  # denied or expired: do not retry without a new reason
 EXIT_PENDING = 8  # waiting for the owner: ask again later, or --wait
@@ -262,7 +262,7 @@ def get(state: State, name: str, agent: str, reason: str, wait: float, session: 
 
 
 def register(cli: click.Group) -> None:
-    from . import approval_cmds  # the owner's side: approvals and grants
+    from app.cli import approval_cmds  # the owner's side: approvals and grants
 
     for group in (vault, secret):
         cli.add_command(group)

@@ -195,7 +195,7 @@ def m002_recalls(conn: Connection) -> None:
 
 @migration(4, "vault: secrets, access requests, grants, rotation journal, vault meta")
 def m004_vault(conn: Connection) -> None:
-    # Every table here is private (app.transfer never exports "secret*", "vault*",
+    # Every table here is private (app.transfer.jsonl never exports "secret*", "vault*",
     # "grant*", "access_request*"). Values exist only as sealed blobs.
     _run(
         conn,
@@ -258,7 +258,7 @@ def m004_vault(conn: Connection) -> None:
 
 @migration(3, "lifecycle: decisions, conflicts, health snapshots, distiller watermark, fade time")
 def m003_lifecycle(conn: Connection) -> None:
-    # fade_at: when an active memory becomes an archive candidate (see app.strength.fade_time).
+    # fade_at: when an active memory becomes an archive candidate (see app.memory.strength.fade_time).
     # Python computes it; these triggers only clear it (NULL = to recompute) whenever an input
     # of the formula changes, so every writer (recall, use, reinforcement, settings) is covered
     # without duplicating the formula in SQL (SQLite's math functions are not built everywhere).
@@ -417,7 +417,7 @@ def m008_recall_routes(conn: Connection) -> None:
 def m009_mixed_script_words(conn: Connection) -> None:
     # Rows written before held "postgres数据库" as one token, so "数据库" did not find
     # them: every full-text row is tokenized again under the current rules.
-    from ..fulltext import rebuild
+    from app.text.terms import rebuild
 
     rebuild(conn)
     # Search counts a common word's rows in the tape as it does in memories.

@@ -163,7 +163,7 @@ class RecallItemRow(SQLModel, table=True):
     score: float
 
 
-# -- vault (migration 4); never exported, see app.transfer -------------------------
+# -- vault (migration 4); never exported, see app.transfer.jsonl -------------------------
 
 
 class VaultMetaRow(SQLModel, table=True):
@@ -278,7 +278,7 @@ class HealthSnapshotRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     agent_id: int | None = Field(default=None, foreign_key="agents.id")  # NULL: all agents
     at: str
-    data: str  # JSON object of app.health.HealthSnapshot counts
+    data: str  # JSON object of app.lifecycle.health.HealthSnapshot counts
 
 
 class DistillStateRow(SQLModel, table=True):

@@ -11,9 +11,9 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..engine import Engine
-    from .lock import HomeLock
-    from .server import Host
+    from app.engine import Engine
+    from app.host.lock import HomeLock
+    from app.host.server import Host
 
 
 def own_or_create(
@@ -21,9 +21,9 @@ def own_or_create(
 ) -> tuple[Engine, HomeLock]:
     """(engine, lock): the home owned by this process, made first if there is none yet
     (a foreign or newer home is refused; so is one another process owns, naming it)."""
-    from ..engine import Engine
-    from ..home import db_path, resolve
-    from .connect import own_home
+    from app.db.home import db_path, resolve
+    from app.engine import Engine
+    from app.host.connect import own_home
 
     path = resolve(home)
     if not db_path(path).exists():
@@ -35,8 +35,8 @@ def make_host(engine: Engine, lock: HomeLock, *, port: int) -> Host:
     """A host for an owned home, with the default background jobs, not started yet:
     `start()` serves from a thread, `serve()` in the foreground. Raises OSError when
     the port is taken (the lock is not released: the caller decides)."""
-    from .background import register_default_jobs
-    from .server import Host
+    from app.host.background import register_default_jobs
+    from app.host.server import Host
 
     host = Host(engine, lock, port=port)
     register_default_jobs(host)

@@ -28,8 +28,8 @@ from mcp.server.auth.provider import AccessToken
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..access_tokens import PREFIX
-from ..events import Event
+from app.agents.tokens import PREFIX
+from app.events.bus import Event
 
 log = logging.getLogger(__name__)
 

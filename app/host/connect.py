@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import home as homes
-from ..engine import Engine
-from ..errors import HomeBusy, HomeError
-from .lock import HomeLock, busy_message, describe, read_holder
+from app.db import home as homes
+from app.engine import Engine
+from app.errors import HomeBusy, HomeError
+from app.host.lock import HomeLock, busy_message, describe, read_holder
 
 if TYPE_CHECKING:
-    from .remote import RemoteEngine
+    from app.host.remote import RemoteEngine
 
 DEFAULT_WAIT_S = 5.0
 
@@ -49,8 +49,8 @@ class OpenHome:
 def _through_host(path: Path) -> RemoteEngine | None:
     # Imported here: the server module pulls in uvicorn and the MCP SDK, which
     # `own_home` (the desktop app's first paint) and local opens never need.
-    from .remote import RemoteEngine  # httpx: only to go through a running host
-    from .server import OWNER_TOKEN_FILE
+    from app.host.remote import RemoteEngine  # httpx: only to go through a running host
+    from app.host.server import OWNER_TOKEN_FILE
 
     holder = read_holder(path)
     if not holder or not holder.get("url"):

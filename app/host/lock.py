@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import HomeBusy
+from app.errors import HomeBusy
 
 LOCK_NAME = ".lock"
 

@@ -19,10 +19,10 @@ from typing import IO, Any
 
 import httpx
 
-from .. import errors
-from ..engine import Engine
-from ..errors import HomeError, TapemindError
-from .codec import from_json, method_hints, to_json
+from app import errors
+from app.codec import from_json, method_hints, to_json
+from app.engine import Engine
+from app.errors import HomeError, TapemindError
 
 # Methods a host never runs for another process (they concern the host's own Engine object).
 _LOCAL_ONLY = frozenset({"open", "close", "use_passphrase_prompt"})

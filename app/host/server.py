@@ -40,18 +40,18 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .. import __version__
-from ..engine import Engine
-from ..errors import TapemindError, VaultStillLocked
-from ..gil import shorten_switch_interval
-from ..mcp.server import build_server
-from ..vault.passphrase import PASSPHRASE_ENV
-from .auth import AgentAuth, AgentTokens
-from .codec import decode_arguments, to_json
-from .jobs import Jobs
-from .lock import HomeLock
-from .remote import engine_methods, export_text
-from .tool_calls import ToolCalls
+from app import __version__
+from app.codec import decode_arguments, to_json
+from app.engine import Engine
+from app.errors import TapemindError, VaultStillLocked
+from app.host.auth import AgentAuth, AgentTokens
+from app.host.gil import shorten_switch_interval
+from app.host.jobs import Jobs
+from app.host.lock import HomeLock
+from app.host.remote import engine_methods, export_text
+from app.host.tool_calls import ToolCalls
+from app.mcp.server import build_server
+from app.vault.passphrase import PASSPHRASE_ENV
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ def agent_of_request(ctx: ServerRequestContext[Any, Any]) -> str:
 
 
 def tune_for_serving() -> None:
-    """Make this process a responsive server: a shorter GIL switch interval (app.gil: the
+    """Make this process a responsive server: a shorter GIL switch interval (app.host.gil: the
     event loop waits for the GIL at each step of every request), and what
     start-up built (modules, the engine, ~150k objects) moved out of the garbage
     collector's reach, so a full collection scans only what was made since instead of

@@ -64,8 +64,8 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
-from ..errors import TapemindError
-from ..mcp.server import error_result, run_tool
+from app.errors import TapemindError
+from app.mcp.server import error_result, run_tool
 
 EngineSource = Callable[[], Any]
 Answer = tuple[int, bytes]  # HTTP status, body

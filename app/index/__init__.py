@@ -5,9 +5,9 @@
 - `status(rt)` / `rebuild(rt, model)` back `tapemind index status|rebuild`.
 """
 
-from .control import IndexStatus, RebuildProgress, rebuild, status
-from .indexer import IndexerStats, indexer_job, indexer_loop, run_indexer_once
-from .service import IndexNotReady, RetrievalService, attach
+from app.index.control import IndexStatus, RebuildProgress, rebuild, status
+from app.index.indexer import IndexerStats, indexer_job, indexer_loop, run_indexer_once
+from app.index.service import IndexNotReady, RetrievalService, attach
 
 __all__ = [
     "IndexNotReady",

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..embedders import Embedder, Vectors
-from ..runtime import Runtime
-from ..vectors import KINDS, Kind, VectorIndex
-from . import rows
-from .rows import Item
+from app.index import rows
+from app.index.embedders import Embedder, Vectors
+from app.index.rows import Item
+from app.index.vectors import KINDS, Kind, VectorIndex
+from app.runtime import Runtime
 
 EMBED_BATCH = 64
 

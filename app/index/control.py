@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidInput
-from ..runtime import Runtime
-from . import rows
-from .indexer import age_seconds, service_of
+from app.errors import InvalidInput
+from app.index import rows
+from app.index.indexer import age_seconds, service_of
+from app.runtime import Runtime
 
 
 @dataclass(frozen=True)

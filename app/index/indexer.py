@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..clock import from_iso
-from ..embedders import Embedder
-from ..runtime import Runtime
-from . import chunks, offload, rows
-from .chunks import Chunk, Plan
-from .rows import Item
-from .service import RetrievalService
+from app.clock import from_iso
+from app.index import chunks, offload, rows
+from app.index.chunks import Chunk, Plan
+from app.index.embedders import Embedder
+from app.index.rows import Item
+from app.index.service import RetrievalService
+from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def _runtime(engine_or_rt: Any) -> Runtime:
 def service_of(rt: Runtime) -> RetrievalService:
     service = rt.services.get("retrieval")
     if not isinstance(service, RetrievalService):
-        from .service import attach
+        from app.index.service import attach
 
         service = attach(rt)
     return service

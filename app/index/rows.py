@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session
 
-from ..db.store import Tx, dbapi
-from ..tape import EMBEDDED_KINDS
-from ..transfer import register_private
+from app.db.store import Tx, dbapi
+from app.tape.ledger import EMBEDDED_KINDS
+from app.transfer.jsonl import register_private
 
 register_private("index_rows")  # derived data: an import rebuilds it
 

@@ -30,15 +30,15 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..db.store import Tx, dbapi, id_list
-from ..embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
-from ..errors import InvalidInput, TapemindError
-from ..events import Event
-from ..runtime import AgentLike, Runtime
-from ..search_sql import Filters, _memory_conditions, _tape_conditions
-from ..vectors import KINDS, VectorIndex, VectorIndexError
-from . import rows
-from .offload import Offload
+from app.db.store import Tx, dbapi, id_list
+from app.errors import InvalidInput, TapemindError
+from app.events.bus import Event
+from app.index import rows
+from app.index.embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
+from app.index.offload import Offload
+from app.index.vectors import KINDS, VectorIndex, VectorIndexError
+from app.recall.fulltext import Filters, _memory_conditions, _tape_conditions
+from app.runtime import AgentLike, Runtime
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ class RetrievalService:
     def waiting_ids(self, s: Tx, arow: AgentLike, body: str, n: int) -> list[tuple[int, float]]:
         """(id, cosine) of the agent's memories still waiting to be embedded that are
         nearest to `body` (confrontation; see `app.index.waiting`)."""
-        from .waiting import nearest_waiting
+        from app.index.waiting import nearest_waiting
 
         return nearest_waiting(self, s, arow, body, n)
 
@@ -199,7 +199,7 @@ class RetrievalService:
         embeds queries and documents alike; else None. Lets the indexer store a new
         memory without embedding it a second time. In memory only: after a restart
         or a model change the row is simply embedded again."""
-        from ..embedders import queries_are_documents
+        from app.index.embedders import queries_are_documents
 
         if not queries_are_documents(embedder):
             return None

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..db.store import Tx, dbapi
-from ..runtime import AgentLike
+from app.db.store import Tx, dbapi
+from app.runtime import AgentLike
 
 if TYPE_CHECKING:
-    from .service import RetrievalService
+    from app.index.service import RetrievalService
 
 WAITING = 64  # the agent's newest not-yet-embedded memories compared, at most
 EMBED_AT_ONCE = 4  # of those, embedded now when this process knows no vector of them

@@ -18,9 +18,9 @@ import mcp_types as types
 from mcp.server import CacheHint, Server, ServerRequestContext
 from pydantic import ValidationError
 
-from ..errors import TapemindError
-from ..host.codec import to_json
-from .tools import TOOLS
+from app.codec import to_json
+from app.errors import TapemindError
+from app.mcp.tools import TOOLS
 
 log = logging.getLogger(__name__)
 

@@ -18,12 +18,12 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput, VaultProblem
-from .passphrase import PASSPHRASE_ENV
-from .redact import Redactor
+from app.errors import InvalidInput, VaultProblem
+from app.vault.passphrase import PASSPHRASE_ENV
+from app.vault.redact import Redactor
 
 if TYPE_CHECKING:
-    from .service import VaultService
+    from app.vault.service import VaultService
 
 log = logging.getLogger(__name__)
 

@@ -12,15 +12,15 @@ import re
 from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
-from .. import transfer
-from ..clock import from_iso
-from ..db.schema import SecretRow, VaultMetaRow, VaultRotationJournalRow
-from ..errors import InvalidInput, NotFound
-from ..runtime import Runtime
-from .records import SecretInfo
-from .redact import looks_like_credential
+from app.clock import from_iso
+from app.db.schema import SecretRow, VaultMetaRow, VaultRotationJournalRow
+from app.errors import InvalidInput, NotFound
+from app.runtime import Runtime
+from app.transfer import jsonl as transfer
+from app.vault.records import SecretInfo
+from app.vault.redact import looks_like_credential
 
-# Never exported (app.transfer also skips these name prefixes; said here explicitly).
+# Never exported (app.transfer.jsonl also skips these name prefixes; said here explicitly).
 VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
 for _table in VAULT_TABLES:
     transfer.register_private(_table)

@@ -23,28 +23,28 @@ from typing import Any
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from ..db.schema import (
+from app.db.schema import (
     AccessRequestRow,
     GrantRow,
     SecretRow,
     VaultRotationJournalRow,
 )
-from ..errors import InvalidInput, VaultProblem, VaultStillLocked
-from ..events import record
-from ..runtime import Runtime
-from . import rows
-from .cipher import KEY_ID_BYTES, key_id, new_key, open_sealed, seal
-from .errors import VaultError, VaultLocked, WrongPassphrase
-from .keystore import KeyStore, choose_keystore
-from .live_redaction import LiveRedactor
-from .passphrase import PassphrasePurpose
-from .records import SecretInfo, VaultStatus
-from .redact import MIN_VALUE_CHARS
-from .rotation import JOURNAL_SECRET_ID, RotationResult, resume_rotation, rotate_key
+from app.errors import InvalidInput, VaultProblem, VaultStillLocked
+from app.events.bus import record
+from app.runtime import Runtime
+from app.vault import rows
+from app.vault.cipher import KEY_ID_BYTES, key_id, new_key, open_sealed, seal
+from app.vault.errors import VaultError, VaultLocked, WrongPassphrase
+from app.vault.keystore import KeyStore, choose_keystore
+from app.vault.live_redaction import LiveRedactor
+from app.vault.passphrase import PassphrasePurpose
+from app.vault.records import SecretInfo, VaultStatus
+from app.vault.redact import MIN_VALUE_CHARS
+from app.vault.rotation import JOURNAL_SECRET_ID, RotationResult, resume_rotation, rotate_key
 
 log = logging.getLogger(__name__)
 
-# Never exported (app.transfer also skips these name prefixes; said here explicitly).
+# Never exported (app.transfer.jsonl also skips these name prefixes; said here explicitly).
 
 
 class VaultService:

@@ -57,10 +57,10 @@ def build(rng: random.Random) -> dict[str, list[dict]]:
 
 def check(rows: list[dict]) -> None:
     """Print the cases whose target (or related memory) is the arbiter's closest neighbour."""
-    from app.arbiter import Neighbour, OfflineArbiter
-    from app.arbiter.evaluate import fulltext_overlap
-    from app.arbiter.features import analyse
-    from app.arbiter.similarity import USESimilarity
+    from app.confront.arbiter import Neighbour, OfflineArbiter
+    from app.confront.arbiter.evaluate import fulltext_overlap
+    from app.confront.arbiter.features import analyse
+    from app.confront.arbiter.similarity import USESimilarity
 
     sim = USESimilarity()
     arbiter = OfflineArbiter()

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from app import Engine
-from app.embedders import HashingEmbedder
 from app.index import rows
+from app.index.embedders import HashingEmbedder
 from app.index.service import open_client
-from app.vectors import VectorIndex
+from app.index.vectors import VectorIndex
 
 EMB = HashingEmbedder(dim=64)
 

@@ -15,8 +15,8 @@ import sys
 import time
 
 from app import Engine
-from app.embedders import HashingEmbedder
 from app.index import indexer, rows
+from app.index.embedders import HashingEmbedder
 
 
 def main() -> None:

@@ -65,7 +65,7 @@ def test_agent_a_never_reads_a_secret_granted_only_to_b(vault: Engine) -> None:
     assert mine.agent == "alice"
     # Even with bob's grant id in hand there is no way to redeem it as alice.
     bob_grant = vault.grants(agent="bob")[0]
-    from app import grants
+    from app.vault import grants
 
     result = grants.deliver(vault._runtime, vault._vault, "alice", "API_KEY", bob_grant.id, None)
     assert result.status == "denied" and result.value is None

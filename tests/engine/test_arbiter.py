@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.arbiter import Candidate, LLMArbiter, Neighbour, OfflineArbiter
+from app.confront.arbiter import Candidate, LLMArbiter, Neighbour, OfflineArbiter
 
 OFFLINE = OfflineArbiter()
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app import Engine
-from app.arbiter import Candidate, Neighbour, OfflineArbiter
-from app.arbiter.evaluate import evaluate, load_cases
-from app.arbiter.similarity import USESimilarity
+from app.confront.arbiter import Candidate, Neighbour, OfflineArbiter
+from app.confront.arbiter.evaluate import evaluate, load_cases
+from app.confront.arbiter.similarity import USESimilarity
 
 from .memory_helpers import active, remembered
 

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.arbiter import Candidate, Decision, Neighbour
-from app.arbiter.evaluate import evaluate, load_cases
+from app.confront.arbiter import Candidate, Decision, Neighbour
+from app.confront.arbiter.evaluate import evaluate, load_cases
 
 
 def _line(cand: str, expected: str, target: str | None, lang: str) -> str:

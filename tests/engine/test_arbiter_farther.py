@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app import Engine
-from app.arbiter import Candidate, Neighbour, OfflineArbiter
+from app.confront.arbiter import Candidate, Neighbour, OfflineArbiter
 
 from .memory_helpers import active, remembered
 
@@ -175,8 +175,8 @@ def test_past_a_firm_conflict_no_farther_memory_is_overwritten() -> None:
     """A candidate that contradicts a closer memory and repeats or refines a farther one: which
     memory it is about is a person's question (an update here once gave one colleague's
     review habit another's text), and the closer conflict is not lost either."""
-    from app.arbiter.base import Decision
-    from app.arbiter.walk import Judged, first_decided
+    from app.confront.arbiter.base import Decision
+    from app.confront.arbiter.walk import Judged, first_decided
 
     closest = Judged(
         Decision("conflict", 4, "a different value for the same subject", "offline"), 4

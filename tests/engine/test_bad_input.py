@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from app import Engine, HomeError, InvalidInput, NotFound, Refused
 from app.clock import ManualClock
-from app.tape import MAX_ENTRY_BYTES
+from app.tape.ledger import MAX_ENTRY_BYTES
 
 GOOD = {"thread": "t", "turn": "u", "kind": "message", "role": "user", "text": "hello 你好"}
 

@@ -11,7 +11,7 @@ import pytest
 
 from app import Engine
 from app.clock import ManualClock
-from app.embedders import HashingEmbedder, Vectors
+from app.index.embedders import HashingEmbedder, Vectors
 from tests.llm_server import chat_server, user_prompt
 
 from .index_helpers import VectorStandIn
@@ -228,7 +228,7 @@ def test_llm_fallback_never_overwrites(cc: Engine, reply, monkeypatch) -> None: 
 def test_a_target_gone_meanwhile_turns_into_add(
     cc: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app import confront
+    from app.confront import decisions as confront
 
     old, new, cat = SUPERSEDE["zh"]
     target = cc.remember("cc", old, cat).memory

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from app import Engine
-from app.host.codec import to_json
+from app.codec import to_json
 
 DRINK_EN = "The user drinks green tea every morning, never coffee"
 DRINK_ZH = "用户每天早上喝绿茶，不喝咖啡"

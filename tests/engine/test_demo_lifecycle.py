@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app import Engine
 from app.clock import ManualClock
-from app.demo import load_data, seed
+from app.demo.seed import load_data, seed
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 

@@ -10,7 +10,7 @@ import pytest
 
 from app import Engine, InvalidInput
 from app.clock import ManualClock
-from app.housekeeping import distill_all
+from app.host.housekeeping import distill_all
 from tests.llm_server import chat_server, user_prompt
 
 TURN = [
@@ -93,7 +93,7 @@ def test_a_failing_model_leaves_the_watermark(engine: Engine) -> None:
 
 
 def test_batches_end_on_turn_boundaries(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    from app import distill
+    from app.lifecycle import distill
 
     monkeypatch.setattr(distill, "BATCH_ENTRIES", 8)
     engine.add_agent("cc")
@@ -175,7 +175,7 @@ def test_a_later_turn_in_the_thread_completes_the_earlier_one(engine: Engine) ->
 def test_an_open_turn_holds_back_later_threads_until_quiet(
     engine: Engine, clock: ManualClock
 ) -> None:
-    from app.distill import QUIET_S
+    from app.lifecycle.distill import QUIET_S
 
     engine.add_agent("cc")
     with chat_server(model) as (url, seen):

@@ -7,7 +7,7 @@ import pytest
 
 from app import Engine
 from app.db.store import dbapi
-from app.events import Event, record
+from app.events.bus import Event, record
 from app.index import rows
 
 

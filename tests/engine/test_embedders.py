@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from app.embedders import (
+from app.index.embedders import (
     Embedder,
     EmbedderError,
     HashingEmbedder,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app import Engine
-from app.events import Event, record
+from app.events.bus import Event, record
 
 TEXT = "用户要求代码缩进用 tab / Lin wants tabs"
 
@@ -96,7 +96,7 @@ def test_a_rolled_back_write_publishes_nothing(
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("index broke")
 
-    monkeypatch.setattr("app.memories.index_memory_text", broken)
+    monkeypatch.setattr("app.memory.records.index_memory_text", broken)
     with pytest.raises(RuntimeError, match="index broke"):
         engine.remember("cc", TEXT, "lesson")
     assert seen == []

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import event
 
 from app import Engine
-from app import home as homes
 from app.clock import ManualClock
+from app.db import home as homes
 from app.db import store as store_module
 from app.errors import DiskFull, WriteBusy
 

@@ -8,7 +8,7 @@ import pytest
 
 from app import Engine, InvalidInput, NotFound
 from app.clock import ManualClock
-from app.strength import anchor_time, fade_time, strength
+from app.memory.strength import anchor_time, fade_time, strength
 
 DAY = timedelta(days=1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from app import Engine
-from app.fulltext import index_tokens, query_terms, stem
+from app.text.terms import index_tokens, query_terms, stem
 
 
 def _ids(engine: Engine, query: str, **kw: object) -> list[int]:

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from app import Engine
 from app.clock import ManualClock
-from app.health import HealthSnapshot
+from app.lifecycle.health import HealthSnapshot
 
 
 def craft(engine: Engine, clock: ManualClock) -> dict[str, int]:

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.importers import FORMATS, KINDS, ROLES, ImportBatch, ImportedEntry, parse_history
-from app.importers._common import MAX_TEXT_BYTES
+from app.transfer.importers import FORMATS, KINDS, ROLES, ImportBatch, ImportedEntry, parse_history
+from app.transfer.importers._common import MAX_TEXT_BYTES
 
 HISTORIES = Path(__file__).parent.parent / "fixtures" / "histories"
 CLAUDE_SESSION = "5f0c2a1e-7b3d-4c55-9a61-2f1e8d4c7a10"

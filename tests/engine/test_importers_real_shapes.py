@@ -17,7 +17,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.importers import ImportBatch, ImportedEntry, parse_history
+from app.transfer.importers import ImportBatch, ImportedEntry, parse_history
 
 REAL = Path(__file__).parent.parent / "fixtures" / "histories" / "real"
 S1 = "7d3e9a10-2b4c-4e8f-9a1b-3c5d7e9f1a2b"

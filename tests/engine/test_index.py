@@ -9,9 +9,9 @@ import pytest
 
 from app import Engine
 from app.clock import ManualClock
-from app.embedders import HashingEmbedder
 from app.errors import InvalidInput
 from app.index import IndexNotReady, rows
+from app.index.embedders import HashingEmbedder
 
 from .index_helpers import EMB, live_ids, unembedded, vector_ids
 
@@ -101,8 +101,8 @@ def test_forget_and_erase_remove_vectors(eng: Engine) -> None:
 
 
 def _semantic(eng: Engine, kind: str, query: str, agent: str = "a") -> list[tuple[int, float]]:
+    from app.recall.search import Filters
     from app.runtime import agent_row
-    from app.search import Filters
 
     rt = eng._runtime
     with rt.read() as s:

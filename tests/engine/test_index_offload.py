@@ -17,12 +17,12 @@ import pytest
 
 from app import Engine
 from app.clock import ManualClock
-from app.embedders import Usem3Embedder
-from app.embedders.process import EmbedProcess
 from app.index.chunks import EMBED_BATCH
+from app.index.embedders import Usem3Embedder
+from app.index.embedders.process import EmbedProcess
 from app.index.indexer import CHUNK, run_indexer_once
 from app.index.service import open_client
-from app.vectors import VectorIndex
+from app.index.vectors import VectorIndex
 
 from .index_helpers import live_ids, vector_ids
 

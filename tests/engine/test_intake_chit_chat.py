@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.intake import is_chit_chat
+from app.memory.intake import is_chit_chat
 
 
 @pytest.mark.parametrize(

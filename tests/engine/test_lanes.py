@@ -1,4 +1,4 @@
-"""Recall lanes (app/lanes.py): at most two recalls at once, the rest wait; nothing is
+"""Recall lanes (app/recall/lanes.py): at most two recalls at once, the rest wait; nothing is
 lost or mixed up when many agents recall together."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from app import Engine
-from app.lanes import Lanes
+from app.recall.lanes import Lanes
 
 
 def test_no_more_than_the_lanes_run_at_once_and_every_caller_gets_through() -> None:

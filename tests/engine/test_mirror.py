@@ -11,7 +11,7 @@ import pytest
 
 from app import Engine
 from app.errors import NotFound
-from app.mirror import STATE_FILE, sync, thread_file
+from app.transfer.mirror import STATE_FILE, sync, thread_file
 
 
 def _front(path: Path) -> dict[str, object]:

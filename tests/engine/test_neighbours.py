@@ -139,7 +139,7 @@ def test_semantic_tape_hits_are_smoothed_and_fused_with_full_text(engine: Engine
 
 
 def test_weighted_fusion_lets_the_heavier_list_lead() -> None:
-    from app.search import RRF_K, fuse
+    from app.recall.search import RRF_K, fuse
 
     lists = {"fulltext": [(1, 3.0), (2, 1.0)], "semantic": [(2, 0.9), (1, 0.2)]}
     even = fuse(lists)

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from app import Engine, rare_terms
+from app import Engine
+from app.recall import rare_terms
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app import Engine
-from app.demo import load_data, seed
+from app.demo.seed import load_data, seed
 
 
 def test_demo_seeds_secrets_and_a_pending_prompt(home: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.embedders import HashingEmbedder
-from app.vectors import VectorIndex, VectorIndexError, collection_name
+from app.index.embedders import HashingEmbedder
+from app.index.vectors import VectorIndex, VectorIndexError, collection_name
 
 EMB = HashingEmbedder(dim=64)
 

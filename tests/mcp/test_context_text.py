@@ -7,7 +7,7 @@ import json
 
 from app import Engine
 from app.mcp.server import run_tool
-from app.tokens import count_tokens
+from app.text.tokens import count_tokens
 
 FACTS = [
     "The user prefers tabs for indentation in project {n}",

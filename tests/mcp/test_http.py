@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import httpx
 
-from app.benchmarks.mcp_raw_client import VERSION, host_ms
+from bench.mcp.raw_client import VERSION, host_ms
 
 from .mcp_helpers import cli_json, data, error_text, http_client
 

@@ -7,11 +7,11 @@ import threading
 from pathlib import Path
 
 from app import Engine
-from app.embedders import HashingEmbedder
 from app.host.background import register_default_jobs
 from app.host.connect import open_home, own_home
 from app.host.server import Host
 from app.index import IndexStatus
+from app.index.embedders import HashingEmbedder
 
 
 def test_host_job_embeds_new_rows_and_remote_calls_see_them(home: Path) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from app import Engine
-from app.benchmarks.instant_engine import make_context_instant
-from app.benchmarks.mcp_overhead import Round, verdict
-from app.benchmarks.mcp_server_cpu import server_cpu_ms
 from app.host.connect import own_home
 from app.mcp.server import ENGINE_MS_META, run_tool
+from bench.mcp.instant_engine import make_context_instant
+from bench.mcp.overhead import Round, verdict
+from bench.mcp.server_cpu import server_cpu_ms
 
 
 def test_a_tool_result_carries_the_engines_time_and_an_error_does_not(engine: Engine) -> None:

@@ -135,7 +135,7 @@ def test_serve_refused_by_an_agents_stdio_server_says_to_quit_that_client(
     # and `agent token` must not hand out the stdio server's passing port.
     import anyio
 
-    from app.mcp.snippets import DEFAULT_PORT
+    from app.host.snippets import DEFAULT_PORT
 
     from .mcp_helpers import data, stdio_client
 

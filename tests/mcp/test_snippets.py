@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from app import Engine
-from app.mcp.snippets import CODEX_PASSED_VARIABLES, Snippet, snippets, token_env_var
+from app.host.snippets import CODEX_PASSED_VARIABLES, Snippet, snippets, token_env_var
 
 from .mcp_helpers import ROOT, data, env, start_serve, stop
 
@@ -226,7 +226,7 @@ def test_the_stdio_command_is_the_installed_script_when_tapemind_is_not_on_path(
 ) -> None:
     # A virtualenv that is not activated (or `python -m app`): a bare `tapemind` would not
     # start from a desktop client, the script pip put beside this interpreter does.
-    import app.mcp.snippets as module
+    import app.host.snippets as module
 
     monkeypatch.setattr(module.shutil, "which", lambda name: None)
     monkeypatch.setattr(module.sysconfig, "get_path", lambda name: str(tmp_path))
@@ -242,7 +242,7 @@ def test_the_stdio_command_is_the_installed_script_when_tapemind_is_not_on_path(
 def test_the_token_variable_is_set_the_way_the_users_shell_does_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import app.mcp.snippets as module
+    import app.host.snippets as module
 
     var = token_env_var("A")
     monkeypatch.setattr(module.sys, "platform", "linux")

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from app import Engine
-from app.access_tokens import TOKENS_FILE, token_hash
+from app.agents.tokens import TOKENS_FILE, token_hash
 from app.cli.main import cli
 
 

@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from app import Engine
-from app.benchmarks.mcp_raw_client import VERSION
 from app.host.connect import own_home
 from app.host.server import Host
+from bench.mcp.raw_client import VERSION
 
 from .mcp_helpers import data, http_client
 

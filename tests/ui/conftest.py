@@ -12,7 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication
 import pytest
 
 from app import Engine
-from app.demo import seed
+from app.demo.seed import seed
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app import Engine
-from app.demo import seed
+from app.demo.seed import seed
 
 
 @pytest.fixture

@@ -12,18 +12,18 @@ import ui
 # or the pieces it composes (own the home, then serve it with the default jobs;
 # the lock names where it is served), which the app calls one by one so that it
 # serves its home after the first paint instead of before. And the GIL switch
-# interval every long-running Tapemind process sets (app.gil).
+# interval every long-running Tapemind process sets (app.host.gil).
 PUBLIC = {
     "app",
     "app.models",
     "app.errors",
-    "app.mcp.snippets",
+    "app.host.snippets",
     "app.host",
     "app.host.connect",
     "app.host.server",
     "app.host.background",
     "app.host.lock",
-    "app.gil",
+    "app.host.gil",
 }
 
 

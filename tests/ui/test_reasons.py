@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.arbiter import Candidate, Neighbour, OfflineArbiter
-from app.arbiter.evaluate import load_cases
+from app.confront.arbiter import Candidate, Neighbour, OfflineArbiter
+from app.confront.arbiter.evaluate import load_cases
 from ui import i18n
 from ui.pages.conflicts import QUEUE_COLUMNS
 from ui.reasons import reason_text

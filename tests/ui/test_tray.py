@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app import Engine
-from app.demo import seed
+from app.demo.seed import seed
 
 
 @pytest.fixture

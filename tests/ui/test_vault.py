@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from app import Engine
-from app.demo import seed
+from app.demo.seed import seed
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import append, context, memory, remember, request_secret, search, tape, used
+from app.mcp.tools import append, context, memory, remember, request_secret, search, tape, used
 
 TOOLS: dict[str, ModuleType] = {
     m.NAME: m for m in (context, append, remember, search, tape, memory, used, request_secret)

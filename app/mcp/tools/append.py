@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ...models import KINDS, ROLES
-from .base import ToolArgs
+from app.mcp.tools.base import ToolArgs
+from app.models import KINDS, ROLES
 
 NAME = "append"
 DESCRIPTION = (

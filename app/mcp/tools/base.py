@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...clock import from_iso
-from ...errors import InvalidInput, TapemindError
+from app.clock import from_iso
+from app.errors import InvalidInput, TapemindError
 
 
 class ToolArgs(BaseModel):

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ...recall import dropped_summary
-from .base import ToolArgs, engine_method, given
+from app.mcp.tools.base import ToolArgs, engine_method, given
+from app.recall.context import dropped_summary
 
 NAME = "context"
 DESCRIPTION = (

@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ...host.codec import to_json
-from .base import ToolArgs
-from .views import entry_view
+from app.codec import to_json
+from app.mcp.tools.base import ToolArgs
+from app.mcp.tools.views import entry_view
 
 NAME = "memory"
 DESCRIPTION = (

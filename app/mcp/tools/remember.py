@@ -6,10 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ...host.codec import to_json
-from ...models import CATEGORIES
-from .base import ToolArgs
-from .views import lean
+from app.codec import to_json
+from app.mcp.tools.base import ToolArgs
+from app.mcp.tools.views import lean
+from app.models import CATEGORIES
 
 NAME = "remember"
 DESCRIPTION = (

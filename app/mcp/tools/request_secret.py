@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from .base import ToolArgs, engine_method, given
+from app.mcp.tools.base import ToolArgs, engine_method, given
 
 NAME = "request_secret"
 DESCRIPTION = (

@@ -6,12 +6,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ...host.codec import to_json
-from ...models import CATEGORIES, STATUSES
-from .base import ToolArgs, engine_method, given, parse_time
-from .views import entry_view, lean
+from app.codec import to_json
+from app.mcp.tools.base import ToolArgs, engine_method, given, parse_time
+from app.mcp.tools.views import entry_view, lean
+from app.models import CATEGORIES, STATUSES
 
-# The values the engine's search accepts (app.search.SCOPES and MODES).
+# The values the engine's search accepts (app.recall.search.SCOPES and MODES).
 Scope = Literal["memories", "tape", "all"]
 Mode = Literal["hybrid", "fulltext", "semantic", "regex"]
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]

@@ -6,10 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ...host.codec import to_json
-from ...models import KINDS
-from .base import ToolArgs, parse_time
-from .views import TEXT_CHARS, entry_view
+from app.codec import to_json
+from app.mcp.tools.base import ToolArgs, parse_time
+from app.mcp.tools.views import TEXT_CHARS, entry_view
+from app.models import KINDS
 
 NAME = "tape"
 DESCRIPTION = (

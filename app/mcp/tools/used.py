@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from .base import ToolArgs
+from app.mcp.tools.base import ToolArgs
 
 NAME = "used"
 DESCRIPTION = (

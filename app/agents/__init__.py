@@ -1,0 +1,1 @@
+"""Agents: identities with their own tape, memories, settings and MCP access token."""

@@ -1,0 +1,144 @@
+"""An arbiter that asks a cheap model behind any OpenAI-compatible chat endpoint.
+
+Ollama, DeepSeek, OpenAI and friends all speak `POST {base_url}/chat/completions`. The model sees
+the candidate and its numbered neighbours and answers JSON {action, target, reason}. Anything
+unusable — a timeout, an HTTP error, bad JSON, an unknown action or target — falls back safely:
+`conflict` with the nearest neighbour when the offline arbiter sees one close, otherwise `add`.
+A fallback never updates, supersedes or drops anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from app.confront.arbiter.base import ACTIONS, Action, Candidate, Decision, Neighbour
+from app.confront.arbiter.offline import OfflineArbiter
+
+_SYSTEM = (
+    "You maintain an AI agent's long-term memory. A new memory (the candidate) arrives; compare it "
+    "with the numbered existing memories and choose one action:\n"
+    "add: new information, nothing replaced.\n"
+    "update: same fact as one memory, the candidate adds detail.\n"
+    "supersede: the candidate replaces one memory (a changed preference, a corrected fact, "
+    "'now uses X instead of Y').\n"
+    "duplicate: same meaning as one memory, nothing new.\n"
+    "conflict: contradicts one memory and it is unclear which is right.\n"
+    "When unsure, answer add or conflict. Texts may be Chinese or English.\n"
+    'Reply with JSON only: {"action": "...", "target": <memory number or null>, '
+    '"reason": "one short sentence"}'
+)
+_JSON = re.compile(r"\{.*\}", re.DOTALL)
+
+
+class LLMArbiter:
+    """Arbiter backed by a chat model (name "llm:<model>")."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = 20.0,
+        *,
+        fallback: OfflineArbiter | None = None,
+    ) -> None:
+        """base_url ends before /chat/completions (e.g. http://127.0.0.1:11434/v1)."""
+        self.name = f"llm:{model}"
+        self.model = model
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._timeout = timeout
+        self._offline = fallback or OfflineArbiter()
+
+    def decide(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+        """Ask the model; on any failure return a non-destructive fallback naming the cause."""
+        import httpx  # here, not at import: only LLM arbiters need it
+
+        if not neighbours:
+            return Decision("add", None, "no similar memory found to compare with", self.name)
+        try:
+            answer = self._ask(self._prompt(candidate, neighbours))
+        except httpx.TimeoutException:
+            return self._fallback(candidate, neighbours, "the model did not answer in time")
+        except httpx.HTTPStatusError as exc:
+            code = exc.response.status_code
+            return self._fallback(candidate, neighbours, f"the endpoint returned HTTP {code}")
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+            return self._fallback(candidate, neighbours, f"the call failed ({type(exc).__name__})")
+        return self._parse(answer, candidate, neighbours)
+
+    def _prompt(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> str:
+        lines = [f"Candidate ({candidate.category}): {candidate.text}", "Existing memories:"]
+        for i, n in enumerate(neighbours, start=1):
+            lines.append(f"{i}. ({n.category}) {n.text}")
+        return "\n".join(lines)
+
+    def _ask(self, prompt: str) -> str:
+        import httpx
+
+        body = {
+            "model": self.model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": _SYSTEM},
+                {"role": "user", "content": prompt},
+            ],
+        }
+        resp = httpx.post(self._url, json=body, headers=self._headers, timeout=self._timeout)
+        resp.raise_for_status()
+        content = resp.json()["choices"][0]["message"]["content"]
+        if not isinstance(content, str):
+            raise TypeError("message content is not text")
+        return content
+
+    def _parse(
+        self, answer: str, candidate: Candidate, neighbours: Sequence[Neighbour]
+    ) -> Decision:
+        match = _JSON.search(answer)
+        try:
+            data: Any = json.loads(match.group(0) if match else answer)
+        except ValueError:
+            return self._fallback(candidate, neighbours, "the model's answer was not JSON")
+        if not isinstance(data, dict):
+            return self._fallback(candidate, neighbours, "the model's answer was not a JSON object")
+        action = str(data.get("action", "")).strip().lower()
+        if action not in ACTIONS:
+            return self._fallback(candidate, neighbours, f"unknown action {action[:20]!r}")
+        reason = str(data.get("reason") or "no reason given")[:500]
+        if action == "add":
+            return Decision("add", None, reason, self.name)
+        target = self._target(data.get("target"), neighbours)
+        if target is None:
+            return self._fallback(candidate, neighbours, f"unknown target for {action}")
+        act: Action = action
+        return Decision(act, target.id, reason, self.name)
+
+    @staticmethod
+    def _target(raw: Any, neighbours: Sequence[Neighbour]) -> Neighbour | None:
+        """Accept the memory's number in the prompt (1-based) or, failing that, its id."""
+        text = str(raw).strip().strip("#").strip() if raw is not None else ""
+        if text.isdigit() and 1 <= int(text) <= len(neighbours):
+            return neighbours[int(text) - 1]
+        for n in neighbours:
+            if text and text == str(n.id):
+                return n
+        return None
+
+    def _fallback(
+        self, candidate: Candidate, neighbours: Sequence[Neighbour], why: str
+    ) -> Decision:
+        view = self._offline.decide(candidate, neighbours)
+        if view.action != "add" and view.target_id is not None:
+            return Decision(
+                "conflict",
+                view.target_id,
+                f"fell back because {why}; kept both and raised a conflict with the near "
+                f"memory {view.target_id} (offline arbiter: {view.reason})",
+                self.name,
+            )
+        return Decision(
+            "add", None, f"fell back because {why}; no near memory, stored as new", self.name
+        )

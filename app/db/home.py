@@ -1,0 +1,93 @@
+"""Where a home lives, and what makes a directory a Tapemind home.
+
+A home is one directory: `tapemind.db` (the truth), `index/` (the vector index,
+derived data), and whatever later features keep beside them. It is chosen by
+`--home`, else `TAPEMIND_HOME`, else the platform's user data directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import sqlite3
+from pathlib import Path
+
+import platformdirs
+
+from app.errors import HomeError
+
+DB_NAME = "tapemind.db"
+
+
+def resolve(home: str | os.PathLike[str] | None = None) -> Path:
+    if home:
+        return Path(home).expanduser().resolve()
+    env = os.environ.get("TAPEMIND_HOME")
+    if env:
+        return Path(env).expanduser().resolve()
+    return Path(platformdirs.user_data_dir("tapemind", appauthor=False))
+
+
+def db_path(home: Path) -> Path:
+    return home / DB_NAME
+
+
+def check_openable(home: Path, *, create: bool) -> None:
+    """Refuse, with what to do, a home that does not exist or is not ours."""
+    if home.exists() and not home.is_dir():
+        raise HomeError(f"{home} is a file, not a Tapemind home directory.")
+    if db_path(home).exists():
+        check_database(db_path(home))
+        return
+    if not create:
+        if home.exists() and any(home.iterdir()):
+            raise HomeError(
+                f"{home} is not a Tapemind home (no {DB_NAME} in it). Point --home or "
+                "TAPEMIND_HOME at your home, or create one in an empty directory with "
+                "`tapemind --home DIR init`."
+            )
+        raise HomeError(
+            f"No Tapemind home at {home}. Create one with "
+            f"`tapemind --home {shlex.quote(str(home))} init` "
+            "(or choose another with --home DIR / TAPEMIND_HOME)."
+        )
+    if home.exists() and any(p.name != ".lock" for p in home.iterdir()):
+        raise HomeError(
+            f"{home} already holds other files; Tapemind only creates a home in an empty "
+            "or new directory, so nothing of yours is mixed with it."
+        )
+    home.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        home.chmod(0o700)  # memories and the tape are private to the owner
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_database(db: Path) -> None:
+    """Refuse a `tapemind.db` that is not ours before anything opens it for writing
+    (opening switches a database to WAL mode, which would change a stranger's file)."""
+    fix = "Point --home or TAPEMIND_HOME at your Tapemind home; nothing was changed."
+    if not db.is_file():
+        raise HomeError(f"{db} is not a database file. {fix}")
+    try:
+        with db.open("rb") as handle:
+            head = handle.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise HomeError(f"Cannot read {db}: {exc.strerror}. {fix}") from None
+    if not head:
+        return  # an empty file is an empty database: the migrations make it a home
+    if head != _SQLITE_MAGIC:
+        raise HomeError(f"{db} is not a Tapemind database (not SQLite at all). {fix}")
+    conn = sqlite3.connect(db)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        raise HomeError(f"{db} is not a readable Tapemind database ({exc}). {fix}") from None
+    finally:
+        conn.close()
+    if tables and "migrations" not in tables:
+        raise HomeError(
+            f"{db} is an SQLite database of another program (it has no Tapemind migrations). {fix}"
+        )

@@ -1,0 +1,1 @@
+"""The memory's lifecycle: forgetting and the archive, health snapshots, the distiller."""

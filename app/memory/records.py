@@ -1,0 +1,374 @@
+"""Memories: small durable conclusions, each traceable to the tape entries it came from.
+
+`remember` runs the intake gate, checks the sources and parents belong to the
+same agent, refuses forgotten text, reports exact duplicates, and otherwise
+stores the memory with its provenance and lineage. Without sources, the call
+itself is appended to the tape and becomes the source: no memory is ever
+without provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import text
+from sqlmodel import Session
+
+from app.clock import from_iso, from_iso_or_none
+from app.confront import decisions as confront
+from app.db.schema import (
+    AgentRow,
+    EmbedQueueRow,
+    MemoryRow,
+)
+from app.db.store import dbapi
+from app.errors import NotFound, Refused
+from app.events.bus import record
+from app.memory import intake
+from app.models import (
+    Memory,
+    NewEntry,
+    RememberResult,
+)
+from app.runtime import AgentLike, Runtime, agent_ref
+from app.tape.ledger import append_in, label
+from app.text.normalize import memory_hash
+from app.text.terms import index_tokens
+
+MAX_LIST = 1000
+
+# The columns a Memory is made of, in the order `memory_of` reads them.
+_MEMORY_FIELDS = (
+    "id", "category", "text", "content_hash", "importance", "confidence", "status", "version",
+    "thread", "user", "created_at", "updated_at", "recall_count", "use_count",
+    "last_recalled_at", "last_used_at", "archived_at", "superseded_by",
+)  # fmt: skip
+MEMORY_COLUMNS = ", ".join(_MEMORY_FIELDS)
+
+
+def memory_of(r: Sequence[Any], agent: str) -> Memory:
+    """A Memory from a row selected with `MEMORY_COLUMNS` (the one row -> Memory converter)."""
+    return Memory(
+        id=r[0],
+        agent=agent,
+        category=r[1],
+        text=r[2],
+        content_hash=r[3],
+        importance=r[4],
+        confidence=r[5],
+        status=r[6],
+        version=r[7],
+        thread=r[8],
+        user=r[9],
+        created_at=from_iso(r[10]),
+        updated_at=from_iso(r[11]),
+        recall_count=r[12],
+        use_count=r[13],
+        last_recalled_at=from_iso_or_none(r[14]),
+        last_used_at=from_iso_or_none(r[15]),
+        archived_at=from_iso_or_none(r[16]),
+        superseded_by=r[17],
+    )
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory about to be stored: what `remember` (and a merge) hands the write path."""
+
+    body: str
+    category: str
+    digest: str  # memory_hash(body)
+    source_ids: tuple[int, ...]
+    parent_ids: tuple[int, ...] = ()
+    importance: float = 0.5
+    confidence: float = 0.8
+    thread: str | None = None
+    turn: str | None = None
+    user: str | None = None
+    actor: str = "agent"
+
+
+def to_memory(row: MemoryRow, agent: str) -> Memory:
+    """A Memory from an ORM row (paths that still load rows through the ORM)."""
+    return memory_of(tuple(getattr(row, name) for name in _MEMORY_FIELDS), agent)
+
+
+def owned_memory(s: Session, memory_id: int, agent: str | None) -> tuple[MemoryRow, str]:
+    row = s.get(MemoryRow, memory_id)
+    owner = s.get(AgentRow, row.agent_id) if row is not None else None
+    if row is None or owner is None or (agent is not None and owner.name != agent):
+        where = f" of agent {agent!r}" if agent else ""
+        raise NotFound(
+            f"No memory {memory_id}{where}. Find ids with `tapemind memory list` or search.",
+            for_agents=f"No memory {memory_id} of yours. Find ids with `search` or `context`.",
+        )
+    return row, owner.name
+
+
+def index_memory_text(s: Session, memory_id: int, body: str, agent_id: int, now: str) -> None:
+    """(Re)write a memory's full-text row and queue it for embedding. The delete
+    runs for new memories too: ids are max+1, so a stale row may hold the id."""
+    db = dbapi(s)
+    db.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+    if body:
+        db.execute(
+            "INSERT INTO memory_fts (rowid, tokens) VALUES (?, ?)",
+            (memory_id, index_tokens(body, agent_id)),
+        )
+    db.execute(
+        "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) "
+        "VALUES ('memory', ?, ?, ?) "
+        "ON CONFLICT (kind, item_id) DO UPDATE SET enqueued_at = excluded.enqueued_at",
+        (memory_id, agent_id, now),
+    )
+
+
+def unindex_memory(s: Session, memory_id: int) -> None:
+    conn = s.connection()
+    conn.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
+    s.execute(
+        EmbedQueueRow.__table__.delete().where(  # type: ignore[attr-defined]
+            (EmbedQueueRow.kind == "memory") & (EmbedQueueRow.item_id == memory_id)
+        )
+    )
+
+
+@dataclass(frozen=True)
+class _Source:
+    id: int
+    thread: str
+    turn: str | None
+    user: str | None
+
+
+def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[_Source]:
+    db = dbapi(s)
+    rows: list[_Source] = []
+    for entry_id in dict.fromkeys(sources):
+        found = db.execute(
+            "SELECT id, thread, turn, user FROM tape_entries WHERE id = ? AND agent_id = ?",
+            (int(entry_id), arow.id),
+        ).fetchone()
+        if found is None:
+            raise Refused(
+                f"Source entry {entry_id} is not on the tape of agent {arow.name!r} (it does not "
+                "exist or belongs to another agent). Cite entries returned by append or tape.",
+                code="unknown_source",
+            )
+        rows.append(_Source(*found))
+    return rows
+
+
+def check_parents(
+    s: Session,
+    arow: AgentLike,
+    parents: Sequence[int],
+    *,
+    what: str = "Parent memory",
+    code: str = "unknown_parent",
+) -> list[int]:
+    db = dbapi(s)
+    out: list[int] = []
+    for memory_id in dict.fromkeys(parents):
+        found = db.execute(
+            "SELECT id FROM memories WHERE id = ? AND agent_id = ?", (int(memory_id), arow.id)
+        ).fetchone()
+        if found is None:
+            raise Refused(
+                f"{what} {memory_id} is not a memory of agent {arow.name!r} (it does not "
+                "exist or belongs to another agent).",
+                code=code,
+                for_agents=(
+                    f"{what} {memory_id} is not one of your memories. Use the ids that "
+                    "`context` or `search` gave you ([m<id>]), and call again."
+                ),
+            )
+        out.append(int(found[0]))
+    return out
+
+
+def is_forgotten(s: Session, agent_id: int, digest: str) -> bool:
+    """Whether the owner forgot a memory of this agent that ever had this text
+    (any version: an edited-then-forgotten memory tombstones all its texts)."""
+    found = (
+        dbapi(s)
+        .execute(
+            "SELECT 1 FROM memories m JOIN memory_versions v ON v.memory_id = m.id "
+            "WHERE m.agent_id = ? AND m.status = 'forgotten' AND v.content_hash = ? LIMIT 1",
+            (agent_id, digest),
+        )
+        .fetchone()
+    )
+    return found is not None
+
+
+def remember(
+    rt: Runtime,
+    agent: str,
+    body: str,
+    category: str,
+    *,
+    sources: Sequence[int] = (),
+    importance: float = 0.5,
+    confidence: float = 0.8,
+    parents: Sequence[int] = (),
+    thread: str | None = None,
+    turn: str | None = None,
+    user: str | None = None,
+    actor: str = "agent",
+) -> RememberResult:
+    """Store a durable conclusion, or say why not.
+
+    Raises InvalidInput for a bad category or importance, Refused (with a code:
+    empty, too_long, chit_chat, credential, tool_output, unknown_source,
+    unknown_parent, forgotten) when the gate says no, NotFound for an unknown agent.
+    """
+    intake.check_category(category)
+    intake.check_importance(importance)
+    intake.check_importance(confidence)
+    body = intake.check_text(rt.redact(body))
+    thread = label(thread, "thread", "remember", required=False)
+    turn = label(turn, "turn", "remember", required=False)
+    user = label(user, "user", "remember", required=False)
+    digest = memory_hash(body)
+    # Issue 4: the arbiter decides before the write lock is taken (an LLM may be slow).
+    verdict = confront.consider(rt, agent, body, category)
+    now = rt.now_iso()
+    with rt.write() as s:
+        db = dbapi(s)
+        arow = agent_ref(s, agent)
+        assert arow.id is not None
+        src_rows = _check_sources(s, arow, sources)
+        parent_ids = check_parents(s, arow, parents)
+        if is_forgotten(s, arow.id, digest):
+            raise Refused(
+                "The owner asked to forget this memory; it will not be learned again.",
+                code="forgotten",
+            )
+        live = db.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent_id = ? AND content_hash = ? "
+            "AND status IN ('active', 'archived') ORDER BY id LIMIT 1",
+            (arow.id, digest),
+        ).fetchone()
+        if live is not None:
+            target_id = int(live[0])
+            db.execute("UPDATE memories SET last_reinforced_at = ? WHERE id = ?", (now, target_id))
+            record(s, now, "memory.duplicate", agent=agent, actor=actor, ids=[target_id])
+            confront.store_decision(
+                s, now, arow, digest, category, "duplicate", target_id=target_id,
+                memory_id=None, conflict_id=None, arbiter="hash", reason="exact duplicate",
+                neighbours=0, actor=actor, latency_ms=0.0,
+            )  # fmt: skip
+            return RememberResult(
+                decision="duplicate",
+                memory=memory_of(live, agent),
+                target_id=target_id,
+                reason=f"Exact duplicate of memory {target_id} (same text once normalised); "
+                "nothing stored, the existing memory was reinforced.",
+                arbiter="hash",
+                source_ids=tuple(r.id for r in src_rows),
+            )
+        if not src_rows:
+            call = NewEntry(
+                thread=thread or "remember",
+                turn=turn,
+                user=user,
+                kind="event",
+                role="system",
+                text=f"remember [{category}]: {body}",
+                meta={"call": "remember"},
+            )
+            appended = append_in(rt, s, arow, [call], actor)
+            src_rows = [_Source(appended.ids[0], call.thread, call.turn, call.user)]
+        first = src_rows[0]
+        new = NewMemory(
+            body=body,
+            category=category,
+            digest=digest,
+            source_ids=tuple(r.id for r in src_rows),
+            parent_ids=tuple(parent_ids),
+            importance=importance,
+            confidence=confidence,
+            thread=thread or first.thread,
+            turn=turn or first.turn,
+            user=user or first.user,
+            actor=actor,
+        )
+        return confront.apply(rt, s, arow, verdict, new)
+
+
+def store_new(
+    rt: Runtime, s: Session, arow: AgentLike, new: NewMemory, *, relation: str = "referenced"
+) -> Memory:
+    """Insert a memory with version 1, provenance and lineage, inside a transaction.
+
+    Memories the agent reported using in `new.turn` become its `derived` parents.
+    """
+    assert arow.id is not None
+    db = dbapi(s)
+    now = rt.now_iso()
+    new_id = int(db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0]) + 1
+    db.execute(
+        "INSERT INTO memories (id, agent_id, category, text, content_hash, importance, "
+        "confidence, status, version, thread, turn, user, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?, ?, ?, ?)",
+        (
+            *(new_id, arow.id, new.category, new.body, new.digest, new.importance),
+            *(new.confidence, new.thread, new.turn, new.user, now, now),
+        ),
+    )
+    db.execute(
+        "INSERT INTO memory_versions (memory_id, version, text, content_hash, changed_at, "
+        "changed_by, reason) VALUES (?, 1, ?, ?, ?, ?, 'created')",
+        (new_id, new.body, new.digest, now, new.actor),
+    )
+    db.executemany(
+        "INSERT INTO provenance (memory_id, entry_id) VALUES (?, ?)",
+        [(new_id, e) for e in dict.fromkeys(new.source_ids)],
+    )
+    links = {(p, relation) for p in new.parent_ids}
+    if new.turn:
+        used = db.execute(
+            "SELECT memory_id FROM memory_uses WHERE agent_id = ? AND turn = ?",
+            (arow.id, new.turn),
+        ).fetchall()
+        links.update((m, "derived") for (m,) in used if m != new_id)
+    if links:
+        db.executemany(
+            "INSERT INTO lineage (child_id, parent_id, relation, created_at) VALUES (?, ?, ?, ?)",
+            [(new_id, p, r, now) for p, r in sorted(links)],
+        )
+    index_memory_text(s, new_id, new.body, arow.id, now)
+    record(
+        s,
+        now,
+        "memory.add",
+        agent=arow.name,
+        actor=new.actor,
+        ids=[new_id],
+        counts={"sources": len(new.source_ids), "parents": len(links)},
+    )
+    created = from_iso(now)
+    return Memory(
+        id=new_id,
+        agent=arow.name,
+        category=new.category,
+        text=new.body,
+        content_hash=new.digest,
+        importance=new.importance,
+        confidence=new.confidence,
+        status="active",
+        version=1,
+        thread=new.thread,
+        user=new.user,
+        created_at=created,
+        updated_at=created,
+        recall_count=0,
+        use_count=0,
+        last_recalled_at=None,
+        last_used_at=None,
+        archived_at=None,
+        superseded_by=None,
+    )

@@ -1,0 +1,80 @@
+"""Memories an agent reports it used in a turn (`tapemind used`, the `used` tool)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import update
+from sqlmodel import Session, col
+
+from app.db.schema import MemoryRow, MemoryUseRow
+from app.db.store import dbapi
+from app.errors import InvalidInput
+from app.events.bus import record
+from app.memory.records import check_parents
+from app.runtime import Runtime, agent_row
+
+
+def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
+    """The agent used these memories in `turn`: reinforce them, and make them the
+    `derived` parents of whatever that turn remembers. Returns the ids recorded."""
+    if not turn:
+        raise InvalidInput("turn is required: the turn in which the memories were used.")
+    now = rt.now_iso()
+    with rt.write() as s:
+        arow = agent_row(s, agent)
+        # Not a parent here: an unknown id is reported as an unknown memory.
+        ids = check_parents(
+            s, arow, [int(m) for m in memory_ids], what="Memory", code="unknown_memory"
+        )
+        fresh = []
+        for memory_id in ids:
+            key = (arow.id, turn, memory_id)
+            if s.get(MemoryUseRow, key) is not None:
+                continue
+            assert arow.id is not None
+            s.add(MemoryUseRow(agent_id=arow.id, turn=turn, memory_id=memory_id, reported_at=now))
+            fresh.append(memory_id)
+        linked = 0
+        if fresh:
+            s.execute(
+                update(MemoryRow)
+                .where(col(MemoryRow.id).in_(fresh))
+                .values(use_count=MemoryRow.use_count + 1, last_used_at=now)
+            )
+            linked = _link_earlier_children(s, arow.id, turn, fresh, now)
+        record(
+            s,
+            now,
+            "memory.use",
+            agent=agent,
+            actor="agent",
+            ids=fresh,
+            counts={"memories": len(fresh), **({"derived": linked} if linked else {})},
+        )
+        return fresh
+
+
+def _link_earlier_children(
+    s: Session, agent_id: int | None, turn: str, used: list[int], now: str
+) -> int:
+    """Make `used` the `derived` parents of what this turn already remembered.
+
+    Agents are told to report use at the end of a turn, after `remember`; a memory made
+    before the report would otherwise never get the parents the report names. Only an
+    older memory can be a parent (a smaller id), so no report makes a cycle."""
+    db = dbapi(s)
+    children = [
+        int(row[0])
+        for row in db.execute(  # index memories_by_turn (migration 10)
+            "SELECT id FROM memories WHERE agent_id = ? AND turn = ?", (agent_id, turn)
+        ).fetchall()
+    ]
+    links = [(c, p, now) for c in children for p in used if p < c]
+    before = db.total_changes
+    db.executemany(
+        "INSERT OR IGNORE INTO lineage (child_id, parent_id, relation, created_at) "
+        "VALUES (?, ?, 'derived', ?)",
+        links,
+    )
+    return int(db.total_changes - before)

@@ -1,0 +1,141 @@
+"""Reading memories: one with its sources, lineage and versions; an agent's pages and counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from app.clock import from_iso
+from app.db.schema import LineageRow, MemoryRow, MemoryVersionRow
+from app.db.store import dbapi
+from app.errors import InvalidInput
+from app.lifecycle import forgetting
+from app.memory import intake
+from app.memory.records import MAX_LIST, MEMORY_COLUMNS, memory_of, owned_memory, to_memory
+from app.models import STATUSES, Memory, MemoryDetail, MemoryLink, MemoryVersion
+from app.runtime import AgentLike, Runtime, agent_ref, agent_row
+from app.tape.ledger import source_entries
+
+
+def _links(s: Session, memory_id: int, *, parents: bool) -> tuple[MemoryLink, ...]:
+    if parents:
+        q = select(LineageRow.parent_id, LineageRow.relation).where(
+            LineageRow.child_id == memory_id
+        )
+    else:
+        q = select(LineageRow.child_id, LineageRow.relation).where(
+            LineageRow.parent_id == memory_id
+        )
+    out = []
+    for other_id, relation in s.exec(q).all():
+        other = s.get(MemoryRow, other_id)
+        if other is not None:
+            out.append(MemoryLink(other.id, relation, other.category, other.status, other.text))
+    return tuple(out)
+
+
+def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetail:
+    """A memory with its source entries, parents, children and versions.
+
+    With `agent`, only that agent's memories are visible."""
+    with rt.read() as s:
+        row, owner = owned_memory(s, memory_id, agent)
+        versions = s.exec(
+            select(MemoryVersionRow)
+            .where(MemoryVersionRow.memory_id == memory_id)
+            .order_by(col(MemoryVersionRow.version))
+        ).all()
+        # Strength for what can fade (active) or was archived for fading; a superseded
+        # memory is history, kept whatever its strength.
+        if row.status in ("active", "archived"):
+            st = forgetting.settings_of(agent_row(s, owner))
+            memory = forgetting.with_strength(row, owner, st, rt.clock.now())
+        else:
+            memory = to_memory(row, owner)
+        return MemoryDetail(
+            memory=memory,
+            sources=source_entries(s, memory_id, owner),
+            parents=_links(s, memory_id, parents=True),
+            children=_links(s, memory_id, parents=False),
+            versions=tuple(
+                MemoryVersion(v.version, v.text, from_iso(v.changed_at), v.changed_by, v.reason)
+                for v in versions
+            ),
+        )
+
+
+def _filters(arow: AgentLike, category: str | None, status: str | None) -> list[Any]:
+    if category is not None:
+        intake.check_category(category)
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)}.")
+    conds: list[Any] = [MemoryRow.agent_id == arow.id]
+    if category is not None:
+        conds.append(MemoryRow.category == category)
+    if status is not None:
+        conds.append(MemoryRow.status == status)
+    return conds
+
+
+def list_(
+    rt: Runtime,
+    agent: str,
+    *,
+    category: str | None = None,
+    status: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+    before_id: int | None = None,
+) -> list[Memory]:
+    """One page of an agent's memories, newest first (with `before_id`: the ones
+    older than that memory, the page after a page that ended with it).
+
+    The indexes are (agent, status, id) and (agent, category, status, id), so
+    "newest first across statuses" is one index walk per status, merged; a
+    plain ORDER BY would sort every memory of the agent (25 ms at 100k). An
+    offset still reads every row before it (390 ms of CPU at offset 99,800);
+    `before_id` starts each walk at that id instead."""
+    if limit <= 0 or offset < 0:
+        raise InvalidInput("limit must be positive and offset not negative.")
+    if category is not None:
+        intake.check_category(category)
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)}.")
+    limit = min(limit, MAX_LIST)
+    with rt.read() as s:
+        arow = agent_ref(s, agent)
+        where = "agent_id = ?" + (" AND category = ?" if category is not None else "")
+        args: list[Any] = [arow.id] + ([category] if category is not None else [])
+        if before_id is not None:
+            where += " AND id < ?"
+            args.append(int(before_id))
+        parts, params = [], []
+        for one in [status] if status is not None else STATUSES:
+            parts.append(
+                f"SELECT * FROM (SELECT {MEMORY_COLUMNS} FROM memories "
+                f"WHERE {where} AND status = ? ORDER BY id DESC LIMIT ?)"
+            )
+            params += [*args, one, offset + limit]
+        rows = (
+            dbapi(s)
+            .execute(
+                " UNION ALL ".join(parts) + " ORDER BY id DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            )
+            .fetchall()
+        )
+        return [memory_of(r, agent) for r in rows]
+
+
+def count(
+    rt: Runtime, agent: str, *, category: str | None = None, status: str | None = None
+) -> int:
+    with rt.read() as s:
+        arow = agent_row(s, agent)
+        return int(
+            s.exec(
+                select(func.count()).select_from(MemoryRow).where(*_filters(arow, category, status))
+            ).one()
+        )

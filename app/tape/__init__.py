@@ -1,0 +1,1 @@
+"""The tape: the append-only ledger of what happened, per agent."""

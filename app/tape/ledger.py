@@ -1,0 +1,426 @@
+"""The tape: an append-only ledger of what happened, per agent.
+
+Entries are never modified. `erase` (privacy) replaces an entry's content with
+nothing and keeps its content hash as a tombstone, with an audit row saying so.
+Sequence numbers are per agent, gap-free and monotonic: they are handed out
+under the database write lock (BEGIN IMMEDIATE), so two processes appending to
+one agent at once queue up instead of colliding.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from app.clock import check_window, from_iso, to_iso
+from app.db.schema import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow
+from app.db.store import dbapi
+from app.errors import InvalidInput, NotFound
+from app.events.bus import record
+from app.models import KINDS, ROLES, AppendResult, NewEntry, TapeEntry
+from app.runtime import AgentLike, Runtime, agent_ref
+from app.text.normalize import entry_hash
+from app.text.terms import index_tokens, purge
+
+MAX_ENTRY_BYTES = 1024 * 1024
+MAX_LABEL_CHARS = 256
+MAX_READ = 1000
+EMBEDDED_KINDS = ("message", "compact")  # tape rows the indexer embeds for semantic search
+
+
+def _label(value: Any, name: str, where: str, *, required: bool) -> str | None:
+    if value is None or value == "":
+        if required:
+            raise InvalidInput(f"{where}: '{name}' is required.")
+        return None
+    if not isinstance(value, str | int):
+        raise InvalidInput(f"{where}: '{name}' must be a string.")
+    out = str(value)
+    if not _encodable(out):
+        raise InvalidInput(f"{where}: '{name}' is not valid Unicode (a lone surrogate).")
+    if len(out) > MAX_LABEL_CHARS:
+        raise InvalidInput(f"{where}: '{name}' is longer than {MAX_LABEL_CHARS} characters.")
+    return out
+
+
+def label(value: Any, name: str, where: str, *, required: bool) -> str | None:
+    """A thread/turn/user label, or InvalidInput saying what is wrong with it."""
+    return _label(value, name, where, required=required)
+
+
+def _encodable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _time(value: Any, where: str) -> datetime | None:
+    """A user-given entry time as an aware datetime that SQLite text can hold."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = from_iso(value)
+        except ValueError:
+            raise InvalidInput(f"{where}: time {value!r} is not an ISO 8601 time.") from None
+        except OverflowError:
+            raise InvalidInput(f"{where}: time {value!r} is out of range.") from None
+    elif not isinstance(value, datetime):
+        raise InvalidInput(f"{where}: time must be an ISO 8601 string.")
+    when: datetime = value
+    try:
+        to_iso(when)
+    except (ValueError, OverflowError):
+        raise InvalidInput(f"{where}: time {when.isoformat()} is out of range.") from None
+    return when
+
+
+def _meta(value: Any, where: str) -> Mapping[str, Any] | None:
+    """`meta` as an object that stores as strict JSON, or InvalidInput."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"{where}: 'meta' must be an object.")
+    try:
+        json.dumps(dict(value), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError) as exc:
+        raise InvalidInput(f"{where}: 'meta' is not storable as JSON ({exc}).") from None
+    return value
+
+
+def coerce_entry(raw: NewEntry | Mapping[str, Any], index: int = 0) -> NewEntry:
+    """Validate one entry (a NewEntry or a dict as in JSONL/MCP) or raise InvalidInput
+    naming the entry and the field."""
+    where = f"entry {index + 1}"
+    if isinstance(raw, NewEntry):
+        data: dict[str, Any] = {
+            "thread": raw.thread,
+            "turn": raw.turn,
+            "kind": raw.kind,
+            "role": raw.role,
+            "text": raw.text,
+            "user": raw.user,
+            "created_at": raw.created_at,
+            "meta": raw.meta,
+            "source_key": raw.source_key,
+        }
+    elif isinstance(raw, Mapping):
+        data = dict(raw)
+        if "content" in data and "text" not in data:
+            data["text"] = data.pop("content")
+        known = {
+            "thread",
+            "turn",
+            "kind",
+            "role",
+            "text",
+            "user",
+            "created_at",
+            "time",
+            "meta",
+            "source_key",
+        }
+        unknown = set(data) - known
+        if unknown:
+            raise InvalidInput(
+                f"{where}: unknown field(s) {', '.join(sorted(unknown))}; "
+                "an entry has thread, turn, kind, role, text (and optional user, time, meta)."
+            )
+        if "time" in data and "created_at" not in data:
+            data["created_at"] = data.pop("time")
+    else:
+        raise InvalidInput(f"{where}: must be an object with thread, kind, role and text.")
+
+    kind = data.get("kind") or "message"
+    if kind not in KINDS:
+        raise InvalidInput(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}.")
+    role = data.get("role")
+    if role not in ROLES:
+        raise InvalidInput(f"{where}: role {role!r} is not one of {', '.join(ROLES)}.")
+    body = data.get("text")
+    if not isinstance(body, str):
+        raise InvalidInput(f"{where}: 'text' must be a string.")
+    try:
+        size = len(body.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(f"{where}: 'text' is not valid Unicode ({exc.reason}).") from None
+    if size > MAX_ENTRY_BYTES:
+        raise InvalidInput(
+            f"{where}: text is {size} bytes, over the 1 MiB limit for one entry; "
+            "split it or store a summary and a pointer to the file."
+        )
+    created = _time(data.get("created_at"), where)
+    meta = _meta(data.get("meta"), where)
+    return NewEntry(
+        thread=_label(data.get("thread"), "thread", where, required=True) or "",
+        turn=_label(data.get("turn"), "turn", where, required=False),
+        user=_label(data.get("user"), "user", where, required=False),
+        kind=kind,
+        role=role,
+        text=body,
+        created_at=created,
+        meta=meta,
+        source_key=_label(data.get("source_key"), "source_key", where, required=False),
+    )
+
+
+# The columns a TapeEntry is made of, in the order `entry_of` reads them.
+_ENTRY_FIELDS = (
+    "id", "seq", "thread", "turn", "user", "kind", "role", "content", "content_hash",
+    "created_at", "erased_at", "meta",
+)  # fmt: skip
+ENTRY_COLUMNS = ", ".join(_ENTRY_FIELDS)
+
+
+def entry_of(r: Sequence[Any], agent: str) -> TapeEntry:
+    """A TapeEntry from a row selected with `ENTRY_COLUMNS` (the one row -> entry converter;
+    hot paths read through the driver, without the ORM)."""
+    return TapeEntry(
+        id=r[0],
+        agent=agent,
+        seq=r[1],
+        thread=r[2],
+        turn=r[3],
+        user=r[4],
+        kind=r[5],
+        role=r[6],
+        text=r[7],
+        content_hash=r[8],
+        created_at=from_iso(r[9]),
+        erased=r[10] is not None,
+        meta=json.loads(r[11]) if r[11] else {},
+    )
+
+
+def to_entry(row: TapeEntryRow, agent: str) -> TapeEntry:
+    """A TapeEntry from an ORM row."""
+    return entry_of(tuple(getattr(row, name) for name in _ENTRY_FIELDS), agent)
+
+
+def source_entries(s: Session, memory_id: int, agent: str) -> tuple[TapeEntry, ...]:
+    """The tape entries memory `memory_id` was learned from (its provenance), in tape order."""
+    rows = s.exec(
+        select(TapeEntryRow)
+        .join(ProvenanceRow, col(ProvenanceRow.entry_id) == col(TapeEntryRow.id))
+        .where(ProvenanceRow.memory_id == memory_id)
+        .order_by(col(TapeEntryRow.seq))
+    ).all()
+    return tuple(to_entry(e, agent) for e in rows)
+
+
+def append_in(
+    rt: Runtime, s: Session, arow: AgentLike, items: Sequence[NewEntry], actor: str = "agent"
+) -> AppendResult:
+    """Append validated entries inside an open write transaction."""
+    assert arow.id is not None
+    db = dbapi(s)
+    keys = [e.source_key for e in items if e.source_key]
+    seen: set[str] = set()
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        seen.update(
+            k
+            for (k,) in db.execute(
+                f"SELECT source_key FROM tape_entries WHERE agent_id = ? "
+                f"AND source_key IN ({marks})",
+                (arow.id, *chunk),
+            )
+        )
+    fresh: list[NewEntry] = []
+    for e in items:
+        if e.source_key:
+            if e.source_key in seen:
+                continue
+            seen.add(e.source_key)
+        fresh.append(e)
+    if not fresh:
+        return AppendResult(ids=(), skipped=len(items))
+
+    now = rt.now_iso()
+    first_id = int(db.execute("SELECT coalesce(max(id), 0) FROM tape_entries").fetchone()[0]) + 1
+    seq = arow.next_seq
+    agent_id = arow.id  # a plain int: ORM attribute access costs per row
+    rows = []
+    for offset, e in enumerate(fresh):
+        body = rt.redact(e.text)
+        rows.append(
+            (
+                first_id + offset,
+                agent_id,
+                seq + offset,
+                e.thread,
+                e.turn,
+                e.user,
+                e.kind,
+                e.role,
+                body,
+                entry_hash(body),
+                rt.redact(json.dumps(dict(e.meta), ensure_ascii=False)) if e.meta else None,
+                e.source_key,
+                to_iso(e.created_at) if e.created_at else now,
+            )
+        )
+    # The ORM costs ~0.5 ms per statement; a batch of 50k entries is a few
+    # executemany calls on the driver instead.
+    db.executemany(
+        "INSERT INTO tape_entries (id, agent_id, seq, thread, turn, user, kind, role, content, "
+        "content_hash, meta, source_key, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    db.executemany(
+        "INSERT INTO tape_fts (rowid, tokens) VALUES (?, ?)",
+        [(r[0], index_tokens(r[8], agent_id)) for r in rows],
+    )
+    db.executemany(
+        "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) VALUES ('tape', ?, ?, ?)",
+        [(r[0], agent_id, now) for r in rows if r[6] in EMBEDDED_KINDS and r[8].strip()],
+    )
+    db.execute("UPDATE agents SET next_seq = ? WHERE id = ?", (seq + len(rows), agent_id))
+    arow.next_seq = seq + len(rows)
+    ids = tuple(r[0] for r in rows)
+    record(
+        s, now, "tape.append", agent=arow.name, actor=actor, ids=ids, counts={"entries": len(ids)}
+    )
+    return AppendResult(ids=ids, skipped=len(items) - len(fresh))
+
+
+def append(
+    rt: Runtime,
+    agent: str,
+    entries: Sequence[NewEntry | Mapping[str, Any]],
+    *,
+    actor: str = "agent",
+) -> AppendResult:
+    """Append a batch in one transaction: all entries are written, or none."""
+    if isinstance(entries, NewEntry | Mapping):
+        raise InvalidInput("append takes a list of entries.")
+    items = [coerce_entry(e, i) for i, e in enumerate(entries)]
+    if not items:
+        raise InvalidInput("Nothing to append: give at least one entry.")
+    with rt.write() as s:
+        return append_in(rt, s, agent_ref(s, agent), items, actor)
+
+
+def read(
+    rt: Runtime,
+    agent: str,
+    *,
+    thread: str | None = None,
+    turn: str | None = None,
+    kinds: Sequence[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    around: int | None = None,
+    limit: int = 100,
+) -> list[TapeEntry]:
+    """Entries of one agent in tape order.
+
+    With `around`, the `limit` entries of that entry's thread nearest to it: the entry,
+    then as many before it as after it (one more before when they cannot be even), the
+    other side making up for a side that has too few. With `since`, the first `limit`
+    entries from then on; otherwise the latest `limit` entries.
+    """
+    if limit <= 0:
+        raise InvalidInput("limit must be a positive number.")
+    check_window(since, until)
+    limit = min(limit, MAX_READ)
+    for k in kinds or ():
+        if k not in KINDS:
+            raise InvalidInput(f"Unknown kind {k!r}: use one of {', '.join(KINDS)}.")
+    with rt.read() as s:
+        arow = agent_ref(s, agent)
+        q = select(TapeEntryRow).where(TapeEntryRow.agent_id == arow.id)
+        if around is not None:
+            anchor = s.get(TapeEntryRow, around)
+            if anchor is None or anchor.agent_id != arow.id:
+                raise NotFound(
+                    f"No entry {around} on the tape of agent {agent!r}.",
+                    for_agents=f"No entry {around} on your tape. Use an entry id that "
+                    "`append`, `search` (scope tape) or `memory` (its sources) gave you.",
+                )
+            others = limit - 1
+            same = q.where(TapeEntryRow.thread == anchor.thread)
+            before = s.exec(
+                same.where(TapeEntryRow.seq < anchor.seq)
+                .order_by(TapeEntryRow.seq.desc())  # type: ignore[attr-defined]
+                .limit(others)
+            ).all()
+            after = s.exec(
+                same.where(TapeEntryRow.seq > anchor.seq)
+                .order_by(col(TapeEntryRow.seq))
+                .limit(others)
+            ).all()
+            n_after = min(len(after), others - min(len(before), (others + 1) // 2))
+            n_before = min(len(before), others - n_after)
+            window = [*reversed(before[:n_before]), anchor, *after[:n_after]]
+            return [to_entry(r, agent) for r in window]
+        if thread is not None:
+            q = q.where(TapeEntryRow.thread == thread)
+        if turn is not None:
+            q = q.where(TapeEntryRow.turn == turn)
+        if kinds:
+            q = q.where(TapeEntryRow.kind.in_(list(kinds)))  # type: ignore[attr-defined]
+        if until is not None:
+            q = q.where(TapeEntryRow.created_at <= to_iso(until))
+        if since is not None:
+            q = q.where(TapeEntryRow.created_at >= to_iso(since))
+            rows = s.exec(q.order_by(col(TapeEntryRow.seq)).limit(limit)).all()
+        else:
+            rows = list(
+                reversed(
+                    s.exec(
+                        q.order_by(TapeEntryRow.seq.desc()).limit(limit)  # type: ignore[attr-defined]
+                    ).all()
+                )
+            )
+        return [to_entry(r, agent) for r in rows]
+
+
+def get(rt: Runtime, entry_id: int, agent: str | None = None) -> TapeEntry:
+    with rt.read() as s:
+        row = s.get(TapeEntryRow, entry_id)
+        owner = s.get(AgentRow, row.agent_id) if row else None
+        if row is None or owner is None or (agent is not None and owner.name != agent):
+            where = f" on the tape of agent {agent!r}" if agent else ""
+            raise NotFound(
+                f"No tape entry {entry_id}{where}. Find ids with `tapemind tape show`.",
+                for_agents=f"No tape entry {entry_id} on your tape. Find ids with `tape`.",
+            )
+        return to_entry(row, owner.name)
+
+
+def erase(rt: Runtime, entry_id: int) -> TapeEntry:
+    """Owner's privacy erase: the content goes, its hash stays as a tombstone."""
+    with rt.write() as s:
+        row = s.get(TapeEntryRow, entry_id)
+        if row is None:
+            raise NotFound(f"No tape entry {entry_id}. Find ids with `tapemind tape show`.")
+        owner = s.get(AgentRow, row.agent_id)
+        assert owner is not None
+        if row.erased_at is None:
+            row.content = ""
+            row.meta = None
+            row.erased_at = rt.now_iso()
+            s.add(row)
+            conn = s.connection()
+            conn.execute(text("DELETE FROM tape_fts WHERE rowid = :id"), {"id": entry_id})
+            purge(dbapi(s), "tape_fts")
+            s.execute(
+                EmbedQueueRow.__table__.delete().where(  # type: ignore[attr-defined]
+                    (EmbedQueueRow.kind == "tape") & (EmbedQueueRow.item_id == entry_id)
+                )
+            )
+            record(s, rt.now_iso(), "tape.erase", agent=owner.name, actor="owner", ids=[entry_id])
+        s.flush()
+        result = to_entry(row, owner.name)
+    rt.store.checkpoint()
+    return result

@@ -1,0 +1,455 @@
+"""Access requests and grants: every agent read of a secret is asked for and decided.
+
+An agent asks with a reason (`request`). Its permission mode (the agent's, unless
+the secret overrides it) decides what happens:
+
+- ask: the request waits for a person (`answer`: once, session, hour, always or deny);
+  no answer before it expires is a deny;
+- auto: allowed at once for one read, and audited;
+- review: a reviewer (rules, then an optional LLM; see `app.vault.reviewer`) allows one
+  read, blocks, or leaves the request to a person.
+
+A denial holds: asking again for the same secret with the same reason within a day
+gets that denial back at once, rather than a new request to the owner; a new reason
+is a new request.
+
+Requests live in the database, so they survive a restart, and a request can be
+answered from another process while the asking one polls (`wait_seconds`). A
+value is delivered only to the agent a grant names, and only while the grant
+holds: once = one read, session = the same session id, hour = an hour from the
+answer (what an agent without a session can have short of always), always = until
+revoked.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from app.clock import from_iso, from_iso_or_none, to_iso
+from app.db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
+from app.errors import InvalidInput, NotFound
+from app.events.bus import record
+from app.models import AgentSettings
+from app.runtime import Runtime, agent_row
+from app.vault import grants
+from app.vault.records import REQUEST_STATUSES, SCOPES, AccessRequest, SecretResult
+from app.vault.reviewer import review
+from app.vault.service import VaultService
+
+DEFAULT_TTL_S = 24 * 3600.0  # a request nobody waits on stays answerable for a day
+DENIAL_HOLDS_S = 24 * 3600.0  # the same question, denied, is not asked again for a day
+POLL_S = 0.2
+MAX_REASON_CHARS = 1000
+
+
+def request(
+    rt: Runtime,
+    vault: VaultService,
+    agent: str,
+    name: str,
+    reason: str,
+    *,
+    wait_seconds: float = 0,
+    session: str | None = None,
+    ttl_seconds: float | None = None,
+) -> SecretResult:
+    """An agent asks for secret `name`; see the module docstring. Returns the outcome,
+    with the value only when allowed. Raises NotFound (agent, secret), InvalidInput."""
+    if wait_seconds < 0 or (ttl_seconds is not None and ttl_seconds <= 0):
+        raise InvalidInput("wait_seconds must be 0 or more, and ttl_seconds positive.")
+    reason = rt.redact((reason or "").strip())[:MAX_REASON_CHARS]
+    session = session.strip() or None if session else None
+    expire_overdue(rt)
+    now = rt.clock.now()
+    ttl = ttl_seconds if ttl_seconds is not None else (wait_seconds or DEFAULT_TTL_S)
+    with rt.write() as s:
+        arow = agent_row(s, agent)
+        srow = vault.row(s, name)
+        grant = grants.holding(s, arow, srow, session, now)
+        fresh = False
+        if grant is not None:
+            request_id, grant_id, mode = None, grant.id, None
+        else:
+            req = _pending_for(s, arow, srow, session)
+            denied = None if req is not None else _denied_for(s, arow, srow, reason, now)
+            if denied is not None:
+                # The owner (or the reviewer) already said no to this very question:
+                # the agent learns it, and the owner is not asked again.
+                request_id, grant_id, mode = denied, None, None
+            else:
+                expires = to_iso(now + timedelta(seconds=ttl))
+                fresh = req is None
+                if req is None:
+                    settings = AgentSettings.from_dict(json.loads(arow.settings))
+                    req = AccessRequestRow(
+                        agent_id=arow.id or 0,
+                        agent=arow.name,
+                        secret_id=srow.id,
+                        secret=srow.name,
+                        reason=reason,
+                        session=session,
+                        mode=srow.mode or settings.permission_mode,
+                        status="pending",
+                        created_at=to_iso(now),
+                        expires_at=expires,
+                    )
+                    s.add(req)
+                    s.flush()
+                    record(
+                        s,
+                        to_iso(now),
+                        "access_request.create",
+                        agent=agent,
+                        actor="agent",
+                        ids=[req.id, srow.name],
+                    )
+                elif expires > req.expires_at:
+                    req.expires_at = expires  # asked again, waiting longer
+                    s.add(req)
+                if req.mode == "auto":
+                    _decide(s, rt, req, allow=True, scope="once", by="auto", reason="auto mode")
+                request_id = req.id
+                grant_id = req.grant_id
+                mode = req.mode
+    if fresh and grant_id is None and request_id is not None and mode == "review":
+        # Reviewed once, when made: an escalated request then waits for a person.
+        _review(rt, vault, request_id)
+    if grant_id is None and request_id is not None:
+        grant_id = _wait(rt, request_id, wait_seconds)
+    if grant_id is not None:
+        return grants.deliver(rt, vault, agent, name, grant_id, request_id)
+    assert request_id is not None
+    return _result(rt, request_id)
+
+
+def _denied_for(
+    s: Session, arow: AgentRow, srow: SecretRow, reason: str, now: datetime
+) -> int | None:
+    """The request that asked this very question (agent, secret, reason) and was denied in
+    the last DENIAL_HOLDS_S, if any. In any session: a new session (an agent restarted, a
+    second window) asking the same thing is the same question, and the owner said no."""
+    since = to_iso(now - timedelta(seconds=DENIAL_HOLDS_S))
+    return s.exec(
+        select(AccessRequestRow.id)
+        .where(
+            AccessRequestRow.agent_id == arow.id,
+            AccessRequestRow.secret_id == srow.id,
+            AccessRequestRow.status == "denied",
+            AccessRequestRow.reason == reason,
+            col(AccessRequestRow.decided_at) >= since,
+        )
+        .order_by(col(AccessRequestRow.id).desc())
+    ).first()
+
+
+def _pending_for(
+    s: Session, arow: AgentRow, srow: SecretRow, session: str | None
+) -> AccessRequestRow | None:
+    same_session = (
+        col(AccessRequestRow.session).is_(None)
+        if session is None
+        else col(AccessRequestRow.session) == session
+    )
+    return s.exec(
+        select(AccessRequestRow).where(
+            AccessRequestRow.agent_id == arow.id,
+            AccessRequestRow.secret_id == srow.id,
+            AccessRequestRow.status == "pending",
+            same_session,
+        )
+    ).first()
+
+
+def _review(rt: Runtime, vault: VaultService, request_id: int) -> None:
+    with rt.read() as s:
+        req = s.get(AccessRequestRow, request_id)
+        assert req is not None
+        snapshot = _to_request(req)
+    # Outside any transaction: an LLM call must not hold the write lock.
+    verdict = review(rt, vault, snapshot)
+    reason = rt.redact(verdict.reason)[:MAX_REASON_CHARS]
+    with rt.write() as s:
+        req = s.get(AccessRequestRow, request_id)
+        if req is None or req.status != "pending":
+            return
+        if verdict.decision == "ask":
+            req.decision_reason = f"reviewer ({verdict.by}) asks a person: {reason}"
+            s.add(req)
+            record(
+                s,
+                rt.now_iso(),
+                "access_request.escalate",
+                agent=req.agent,
+                actor="reviewer",
+                ids=[req.id],
+            )
+            return
+        _decide(
+            s,
+            rt,
+            req,
+            allow=verdict.decision == "allow",
+            scope="once",
+            by="reviewer",
+            reason=f"{verdict.by}: {reason}",
+        )
+
+
+def _wait(rt: Runtime, request_id: int, wait_seconds: float) -> int | None:
+    """Poll until the request is decided or the wait is over (then it expires)."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        with rt.read() as s:
+            req = s.get(AccessRequestRow, request_id)
+            assert req is not None
+            status, grant_id = req.status, req.grant_id
+        if status != "pending":
+            return grant_id if status == "allowed" else None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(POLL_S, left))
+    if wait_seconds > 0:
+        _expire(
+            rt,
+            [request_id],
+            f"no answer within {wait_seconds:g} second{'' if wait_seconds == 1 else 's'}",
+        )
+    return None
+
+
+def _result(rt: Runtime, request_id: int) -> SecretResult:
+    with rt.read() as s:
+        req = s.get(AccessRequestRow, request_id)
+        assert req is not None
+        why: str | None = req.decision_reason
+        if req.status == "denied" and why is None:
+            why = f"the owner denied request {req.id}; ask again only with a new reason"
+        if req.status == "expired":
+            # What an agent can do next: the owner may just have been away.
+            why = (
+                f"{why or 'no answer in time'}: the owner did not answer request {req.id}. "
+                "Ask again for a new prompt, with a longer wait_seconds, or with 0 to leave "
+                "it pending and ask later"
+            )
+        if req.status == "pending" and why is None:
+            why = (
+                f"waiting for the owner to answer request {req.id} (`tapemind approvals "
+                f"approve {req.id}`); ask again later or wait longer"
+            )
+        return SecretResult(
+            req.status,
+            req.agent,
+            req.secret,
+            req.id,
+            req.grant_id,
+            req.decided_by,
+            why,
+            req.scope,
+        )
+
+
+def _decide(
+    s: Session,
+    rt: Runtime,
+    req: AccessRequestRow,
+    *,
+    allow: bool,
+    scope: str | None,
+    by: str,
+    reason: str | None,
+) -> None:
+    now = rt.now_iso()
+    req.status = "allowed" if allow else "denied"
+    req.decided_by = by
+    req.decided_at = now
+    req.decision_reason = reason
+    if allow:
+        assert req.secret_id is not None
+        grant = GrantRow(
+            agent_id=req.agent_id,
+            agent=req.agent,
+            secret_id=req.secret_id,
+            secret=req.secret,
+            scope=scope or "once",
+            session=req.session if scope == "session" else None,
+            request_id=req.id,
+            created_at=now,
+        )
+        s.add(grant)
+        s.flush()
+        req.grant_id = grant.id
+        req.scope = grant.scope
+    s.add(req)
+    actor = "owner" if by == "owner" else by
+    record(
+        s,
+        now,
+        "access_request.decide",
+        agent=req.agent,
+        actor=actor,
+        ids=[req.id, req.secret],
+        counts={"allowed": int(allow)},
+    )
+    if allow:
+        record(s, now, "grant.create", agent=req.agent, actor=actor, ids=[req.grant_id, req.secret])
+
+
+def answer(
+    rt: Runtime, request_id: int, *, allow: bool, scope: str = "once", reason: str | None = None
+) -> AccessRequest:
+    """The owner answers a pending request. Raises NotFound, InvalidInput (already
+    decided, expired, or a session scope for a request without a session)."""
+    if allow and scope not in SCOPES:
+        raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}.")
+    expire_overdue(rt)
+    with rt.write() as s:
+        req = s.get(AccessRequestRow, request_id)
+        if req is None:
+            raise NotFound(
+                f"No access request {request_id}. List them with `tapemind approvals list`."
+            )
+        if req.status != "pending":
+            raise InvalidInput(
+                f"Request {request_id} is already {req.status}"
+                + (f" (by {req.decided_by})" if req.decided_by else "")
+                + "; nothing changed. The agent can ask again."
+            )
+        if allow and req.secret_id is None:
+            raise InvalidInput(f"The secret of request {request_id} was removed.")
+        if allow and scope == "session" and req.session is None:
+            raise InvalidInput(
+                f"Request {request_id} came without a session id, so it cannot be allowed "
+                "for a session: allow it once, for an hour or always."
+            )
+        _decide(
+            s,
+            rt,
+            req,
+            allow=allow,
+            scope=scope if allow else None,
+            by="owner",
+            reason=rt.redact(reason) if reason else None,
+        )
+        if allow and scope == "always":
+            _cover_pending(s, rt, req)
+        return _to_request(req)
+
+
+def _cover_pending(s: Session, rt: Runtime, req: AccessRequestRow) -> None:
+    """An "always" grant answers the agent's other pending requests for that secret."""
+    others = list(
+        s.exec(
+            select(AccessRequestRow).where(
+                AccessRequestRow.agent_id == req.agent_id,
+                AccessRequestRow.secret_id == req.secret_id,
+                AccessRequestRow.status == "pending",
+                AccessRequestRow.id != req.id,
+            )
+        )
+    )
+    now = rt.now_iso()
+    for other in others:
+        other.status, other.decided_by, other.decided_at = "allowed", "owner", now
+        other.scope, other.grant_id = "always", req.grant_id
+        other.decision_reason = f"covered by grant {req.grant_id} (always)"
+        s.add(other)
+    if others:
+        record(
+            s, now, "access_request.decide", agent=req.agent, actor="owner",
+            ids=[o.id for o in others], counts={"allowed": len(others)},
+        )  # fmt: skip
+
+
+def expire_overdue(rt: Runtime) -> list[int]:
+    """Pending requests past their expiry become expired (a deny). Returns their ids."""
+    now = rt.now_iso()
+    with rt.read() as s:
+        ids = list(
+            s.exec(
+                select(AccessRequestRow.id).where(
+                    AccessRequestRow.status == "pending", col(AccessRequestRow.expires_at) <= now
+                )
+            )
+        )
+    if ids:
+        _expire(rt, [i for i in ids if i is not None], "no answer before it expired")
+    return [i for i in ids if i is not None]
+
+
+def _expire(rt: Runtime, ids: list[int], why: str) -> None:
+    now = rt.now_iso()
+    with rt.write() as s:
+        done = list(
+            s.exec(
+                select(AccessRequestRow.id).where(
+                    col(AccessRequestRow.id).in_(ids), AccessRequestRow.status == "pending"
+                )
+            )
+        )
+        if not done:
+            return
+        s.execute(
+            update(AccessRequestRow)
+            .where(col(AccessRequestRow.id).in_(done))
+            .values(status="expired", decided_at=now, decision_reason=why)
+        )
+        record(
+            s,
+            now,
+            "access_request.expire",
+            agent=None,
+            actor="system",
+            ids=done,
+            counts={"expired": len(done)},
+        )
+
+
+def list_requests(
+    rt: Runtime, *, status: str | None = None, agent: str | None = None, limit: int = 100
+) -> list[AccessRequest]:
+    """Requests, newest first (pending ones oldest first: answer in order)."""
+    if status is not None and status not in REQUEST_STATUSES:
+        raise InvalidInput(f"status must be one of {', '.join(REQUEST_STATUSES)}.")
+    expire_overdue(rt)
+    with rt.read() as s:
+        q = select(AccessRequestRow)
+        if status is not None:
+            q = q.where(AccessRequestRow.status == status)
+        if agent is not None:
+            q = q.where(AccessRequestRow.agent_id == agent_row(s, agent).id)
+        order = col(AccessRequestRow.id) if status == "pending" else col(AccessRequestRow.id).desc()
+        return [_to_request(r) for r in s.exec(q.order_by(order).limit(limit))]
+
+
+def get_request(rt: Runtime, request_id: int) -> AccessRequest:
+    with rt.read() as s:
+        req = s.get(AccessRequestRow, request_id)
+        if req is None:
+            raise NotFound(f"No access request {request_id}.")
+        return _to_request(req)
+
+
+def _to_request(r: AccessRequestRow) -> AccessRequest:
+    return AccessRequest(
+        id=r.id or 0,
+        agent=r.agent,
+        secret=r.secret,
+        reason=r.reason,
+        session=r.session,
+        mode=r.mode,
+        status=r.status,
+        decided_by=r.decided_by,
+        decision_reason=r.decision_reason,
+        scope=r.scope,
+        grant_id=r.grant_id,
+        created_at=from_iso(r.created_at),
+        decided_at=from_iso_or_none(r.decided_at),
+        expires_at=from_iso(r.expires_at),
+        delivered_at=from_iso_or_none(r.delivered_at),
+    )
