@@ -29,12 +29,20 @@ def scenario_json(scenario: dict) -> dict:
         for k, c, g, t, x in scenario["memories"]
     ]
     used = [{"turn": turn, "memories": ids} for turn, ids in scenario["used"]]
+    at = {k: i for i, k in enumerate(keys)}
+    for turn, ids in scenario["used"]:
+        if turn.startswith("@") and any(at[k] >= at[turn[1:]] for k in ids):
+            raise ValueError(f"{scenario['agent']}: {turn} uses a memory learned after it")
     for u in used:
         for key in [*u["memories"], u["turn"][1:] if u["turn"].startswith("@") else None]:
             if key is not None and key not in keys:
                 raise ValueError(f"{scenario['agent']}: used names unknown memory {key}")
-    return {"agent": scenario["agent"], "memories": memories, "used": used,
-            "parents": scenario["parents"]}
+    return {
+        "agent": scenario["agent"],
+        "memories": memories,
+        "used": used,
+        "parents": scenario["parents"],
+    }
 
 
 def main() -> None:
