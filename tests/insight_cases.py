@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (memories one per line)
 """Memories that should grow into skills, in English and Chinese, and how to learn them.
 
 Shared by the engine, CLI, MCP and app tests of insights. Each text is remembered with a
@@ -10,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+# One memory per line reads best:
+# fmt: off
 DEPLOY_EN = [
-    ("task_outcome", "deploy-2", "The Tuesday staging deploy broke the login page because the migration for the sessions table had not been applied yet."),  # noqa: E501
-    ("lesson", "deploy-1", "Run the database migrations before deploying a new build to staging, not after it starts."),  # noqa: E501
-    ("lesson", "deploy-1", "After a staging deploy, watch /healthz and the error rate for ten minutes before calling it done."),  # noqa: E501
-    ("preference", "deploy-3", "Sam wants a short note in #deploys after every staging or production deploy: what shipped and the commit."),  # noqa: E501
+    ("task_outcome", "deploy-2", "The Tuesday staging deploy broke the login page because the migration for the sessions table had not been applied yet."),
+    ("lesson", "deploy-1", "Run the database migrations before deploying a new build to staging, not after it starts."),
+    ("lesson", "deploy-1", "After a staging deploy, watch /healthz and the error rate for ten minutes before calling it done."),
+    ("preference", "deploy-3", "Sam wants a short note in #deploys after every staging or production deploy: what shipped and the commit."),
 ]
 DEPLOY_EN_MORE = (
     "task_outcome",
@@ -23,15 +26,15 @@ DEPLOY_EN_MORE = (
 )
 SLOWSQL_ZH = [
     ("lesson", "db-1", "排查 MySQL 慢查询时先看慢查询日志，再用 EXPLAIN 看有没有走索引。"),
-    ("task_outcome", "db-1", "订单列表接口慢是因为 created_at 上没有索引，加了联合索引后从 3 秒降到 80 毫秒。"),  # noqa: E501
+    ("task_outcome", "db-1", "订单列表接口慢是因为 created_at 上没有索引，加了联合索引后从 3 秒降到 80 毫秒。"),
     ("lesson", "db-2", "不要在生产库上直接跑没有 LIMIT 的大查询，先在从库上试。"),
     ("task_outcome", "db-3", "上周在从库上试跑统计 SQL，发现是全表扫描，改写成按天分批后正常。"),
 ]
 # The same lesson in English and in Chinese, with a related one: one step, two citations.
 CSV_MIXED = [
-    ("lesson", "a", "Read CSV files over 1 GB with pandas in chunks (chunksize=100_000) instead of loading them whole."),  # noqa: E501
+    ("lesson", "a", "Read CSV files over 1 GB with pandas in chunks (chunksize=100_000) instead of loading them whole."),
     ("lesson", "b", "超过 1GB 的 CSV 用 pandas 分块读取（chunksize），不要一次性读进内存。"),
-    ("task_outcome", "a", "The sales export crashed the notebook with MemoryError until it was read in chunks with the dtypes set."),  # noqa: E501
+    ("task_outcome", "a", "The sales export crashed the notebook with MemoryError until it was read in chunks with the dtypes set."),
     ("lesson", "c", "读数据时指定 dtype，把字符串列设为 category，内存能省一半以上。"),
 ]
 # Unrelated to each other and to the groups above.
@@ -41,6 +44,9 @@ DISTRACTORS = [
     ("preference", "misc-3", "李姐喜欢听周杰伦的歌。"),
     ("project_fact", "misc-4", "The backend services are written in Go 1.22."),
 ]
+
+
+# fmt: on
 
 
 def learn(engine: Any, agent: str, items: Sequence[tuple[str, str, str]]) -> list[int]:

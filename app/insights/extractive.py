@@ -31,6 +31,7 @@ STEP_ORDER = {"lesson": 0, "preference": 1, "task_outcome": 2}
 TITLE_TERMS = 3
 WHEN_TERMS = 5
 
+
 def distinctive(
     group_texts: Sequence[str], pool_df: Counter[str], pool_size: int, k: int
 ) -> list[str]:

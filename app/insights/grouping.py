@@ -100,10 +100,7 @@ def affinity(
     cos: Matrix, words: Matrix, use: Matrix, links: Matrix, params: GroupingParams = DEFAULT
 ) -> Matrix:
     out: Matrix = (
-        cos
-        + params.term_weight * words
-        + params.use_weight * use
-        + params.lineage_weight * links
+        cos + params.term_weight * words + params.use_weight * use + params.lineage_weight * links
     )
     return out
 
