@@ -313,3 +313,23 @@ class IndexRowRow(SQLModel, table=True):
     agent_id: int
     content_hash: str
     indexed_at: str
+
+
+# Tables that never leave the home in an export: bookkeeping, derived data (the vector
+# index's ledger, class counts kept by triggers: an import rebuilds them) and the vault.
+NOT_EXPORTED = frozenset(
+    {
+        "meta",
+        "migrations",
+        "embed_queue",
+        "index_rows",
+        "memory_class_counts",
+        "vault_meta",
+        "secrets",
+        "access_requests",
+        "grants",
+        "vault_rotation_journal",
+    }
+)
+NOT_EXPORTED_PREFIXES = ("secret", "vault", "grant", "access_request")
+SECRET_COLUMNS = frozenset({("agents", "token_hash")})
