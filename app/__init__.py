@@ -1,10 +1,14 @@
 """Tapemind: local-first long-term memory for AI agents.
 
-The public API is `Engine` and the values in `app.models`; see DESIGN.md.
+This module is the public API: `Engine` (open a home with `Engine.open`), the frozen
+values its methods return, the errors they raise, and the few helpers the CLI, the MCP
+server and the desktop app share. Clients import from here (and `app.host` to reach a
+home's host); every other module is the engine's own (checked by import-linter).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -18,56 +22,272 @@ from typing import TYPE_CHECKING, Any
 # imported before numpy (the CLI, the host); a value the user set is kept.
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
 
-from app.errors import HomeError, InvalidInput, NotFound, Refused, TapemindError
-from app.models import (
-    CATEGORIES,
-    KINDS,
-    ROLES,
-    Agent,
-    AgentSettings,
-    AppendResult,
-    AuditEvent,
-    Memory,
-    MemoryDetail,
-    NewEntry,
-    RememberResult,
-    TapeEntry,
-)
+__version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from app.engine import Engine
+    from app.agents import AgentToken
+    from app.clock import (
+        from_iso as parse_time,
+    )
+    from app.codec import (
+        to_json,
+    )
+    from app.confront import LLM_API_KEY_ENV, Conflict, ConflictSide, DecisionRecord, parse_llm
+    from app.db import check_openable as check_home
+    from app.db import db_path as home_database
+    from app.db import resolve as resolve_home
+    from app.demo.seed import (
+        seed as seed_demo,
+    )
+    from app.engine import (
+        Engine,
+    )
+    from app.errors import (
+        DiskFull,
+        HomeBusy,
+        HomeError,
+        InvalidInput,
+        NotFound,
+        Refused,
+        TapemindError,
+        VaultProblem,
+        VaultStillLocked,
+        WriteBusy,
+    )
+    from app.index import (
+        IndexerStats,
+        IndexStatus,
+        RebuildProgress,
+    )
+    from app.insights import (
+        GrownSkill,
+        InsightsReport,
+        InsightsWaiting,
+        Proposal,
+        SkillIssue,
+        SkillStep,
+        SkillVersion,
+    )
+    from app.lifecycle import ArchiveCandidate, DistillReport, HealthSnapshot, MaintainReport
+    from app.limits import (
+        MAX_BUDGET,
+    )
+    from app.models import (
+        CATEGORIES,
+        KINDS,
+        PERMISSION_MODES,
+        ROLES,
+        STATUSES,
+        Agent,
+        AgentSettings,
+        AppendResult,
+        AuditEvent,
+        Memory,
+        MemoryDetail,
+        MemoryLink,
+        MemoryVersion,
+        NewEntry,
+        RememberResult,
+        TapeEntry,
+    )
+    from app.recall import MODES as SEARCH_MODES
+    from app.recall import SCOPES as SEARCH_SCOPES
+    from app.recall import (
+        ContextBlock,
+        ContextItem,
+        DroppedItem,
+        SearchHit,
+        SearchResult,
+        dropped_summary,
+    )
+    from app.transfer import FORMATS as HISTORY_FORMATS
+    from app.transfer import MirrorReport, parse_history
+    from app.transfer import file_patterns as history_file_patterns
+    from app.transfer import sync as sync_mirror
+    from app.vault import (
+        PASSPHRASE_ENV,
+        AccessRequest,
+        Grant,
+        ReviewerRules,
+        RotationResult,
+        SecretInfo,
+        SecretResult,
+        VaultStatus,
+    )
+    from app.vault import SCOPES as GRANT_SCOPES
 
-__version__ = "0.1.0"
+# Every public name and where it lives. Names are imported on first use (PEP 562): a
+# process that needs little (the desktop app's first paint, `--version`) does not pay
+# for the engine's imports until it opens a home.
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "AccessRequest": ("app.vault.records", "AccessRequest"),
+    "Agent": ("app.models", "Agent"),
+    "AgentSettings": ("app.models", "AgentSettings"),
+    "AgentToken": ("app.agents.tokens", "AgentToken"),
+    "AppendResult": ("app.models", "AppendResult"),
+    "ArchiveCandidate": ("app.lifecycle.forgetting", "ArchiveCandidate"),
+    "AuditEvent": ("app.models", "AuditEvent"),
+    "CATEGORIES": ("app.models", "CATEGORIES"),
+    "Conflict": ("app.confront.conflicts", "Conflict"),
+    "ConflictSide": ("app.confront.conflicts", "ConflictSide"),
+    "ContextBlock": ("app.recall.context", "ContextBlock"),
+    "ContextItem": ("app.recall.context", "ContextItem"),
+    "DecisionRecord": ("app.confront.decisions", "DecisionRecord"),
+    "DiskFull": ("app.errors", "DiskFull"),
+    "DistillReport": ("app.lifecycle.distill", "DistillReport"),
+    "DroppedItem": ("app.recall.context", "DroppedItem"),
+    "Engine": ("app.engine", "Engine"),
+    "GRANT_SCOPES": ("app.vault.records", "SCOPES"),
+    "Grant": ("app.vault.records", "Grant"),
+    "GrownSkill": ("app.insights.records", "GrownSkill"),
+    "HISTORY_FORMATS": ("app.transfer.importers", "FORMATS"),
+    "HealthSnapshot": ("app.lifecycle.health", "HealthSnapshot"),
+    "HomeBusy": ("app.errors", "HomeBusy"),
+    "HomeError": ("app.errors", "HomeError"),
+    "IndexStatus": ("app.index", "IndexStatus"),
+    "IndexerStats": ("app.index", "IndexerStats"),
+    "InsightsReport": ("app.insights.records", "InsightsReport"),
+    "InsightsWaiting": ("app.insights.records", "InsightsWaiting"),
+    "InvalidInput": ("app.errors", "InvalidInput"),
+    "KINDS": ("app.models", "KINDS"),
+    "LLM_API_KEY_ENV": ("app.confront.decisions", "LLM_API_KEY_ENV"),
+    "MAX_BUDGET": ("app.limits", "MAX_BUDGET"),
+    "MaintainReport": ("app.lifecycle.forgetting", "MaintainReport"),
+    "Memory": ("app.models", "Memory"),
+    "MemoryDetail": ("app.models", "MemoryDetail"),
+    "MemoryLink": ("app.models", "MemoryLink"),
+    "MemoryVersion": ("app.models", "MemoryVersion"),
+    "MirrorReport": ("app.transfer.mirror", "MirrorReport"),
+    "NewEntry": ("app.models", "NewEntry"),
+    "NotFound": ("app.errors", "NotFound"),
+    "PASSPHRASE_ENV": ("app.vault.passphrase", "PASSPHRASE_ENV"),
+    "PERMISSION_MODES": ("app.models", "PERMISSION_MODES"),
+    "Proposal": ("app.insights.records", "Proposal"),
+    "ROLES": ("app.models", "ROLES"),
+    "RebuildProgress": ("app.index", "RebuildProgress"),
+    "Refused": ("app.errors", "Refused"),
+    "RememberResult": ("app.models", "RememberResult"),
+    "ReviewerRules": ("app.vault.records", "ReviewerRules"),
+    "RotationResult": ("app.vault.rotation", "RotationResult"),
+    "SEARCH_MODES": ("app.recall.search", "MODES"),
+    "SEARCH_SCOPES": ("app.recall.search", "SCOPES"),
+    "STATUSES": ("app.models", "STATUSES"),
+    "SearchHit": ("app.recall.search", "SearchHit"),
+    "SearchResult": ("app.recall.search", "SearchResult"),
+    "SecretInfo": ("app.vault.records", "SecretInfo"),
+    "SecretResult": ("app.vault.records", "SecretResult"),
+    "SkillIssue": ("app.insights.records", "SkillIssue"),
+    "SkillStep": ("app.insights.records", "SkillStep"),
+    "SkillVersion": ("app.insights.records", "SkillVersion"),
+    "TapeEntry": ("app.models", "TapeEntry"),
+    "TapemindError": ("app.errors", "TapemindError"),
+    "VaultProblem": ("app.errors", "VaultProblem"),
+    "VaultStatus": ("app.vault.records", "VaultStatus"),
+    "VaultStillLocked": ("app.errors", "VaultStillLocked"),
+    "WriteBusy": ("app.errors", "WriteBusy"),
+    "check_home": ("app.db.home", "check_openable"),
+    "dropped_summary": ("app.recall.context", "dropped_summary"),
+    "history_file_patterns": ("app.transfer.importers", "file_patterns"),
+    "home_database": ("app.db.home", "db_path"),
+    "parse_history": ("app.transfer.importers", "parse_history"),
+    "parse_llm": ("app.confront.decisions", "parse_llm"),
+    "parse_time": ("app.clock", "from_iso"),
+    "resolve_home": ("app.db.home", "resolve"),
+    "seed_demo": ("app.demo.seed", "seed"),
+    "sync_mirror": ("app.transfer.mirror", "sync"),
+    "to_json": ("app.codec", "to_json"),
+}
 
 __all__ = [
     "CATEGORIES",
+    "GRANT_SCOPES",
+    "HISTORY_FORMATS",
     "KINDS",
+    "LLM_API_KEY_ENV",
+    "MAX_BUDGET",
+    "PASSPHRASE_ENV",
+    "PERMISSION_MODES",
     "ROLES",
+    "SEARCH_MODES",
+    "SEARCH_SCOPES",
+    "STATUSES",
+    "AccessRequest",
     "Agent",
     "AgentSettings",
+    "AgentToken",
     "AppendResult",
+    "ArchiveCandidate",
     "AuditEvent",
+    "Conflict",
+    "ConflictSide",
+    "ContextBlock",
+    "ContextItem",
+    "DecisionRecord",
+    "DiskFull",
+    "DistillReport",
+    "DroppedItem",
     "Engine",
+    "Grant",
+    "GrownSkill",
+    "HealthSnapshot",
+    "HomeBusy",
     "HomeError",
+    "IndexStatus",
+    "IndexerStats",
+    "InsightsReport",
+    "InsightsWaiting",
     "InvalidInput",
+    "MaintainReport",
     "Memory",
     "MemoryDetail",
+    "MemoryLink",
+    "MemoryVersion",
+    "MirrorReport",
     "NewEntry",
     "NotFound",
+    "Proposal",
+    "RebuildProgress",
     "Refused",
     "RememberResult",
+    "ReviewerRules",
+    "RotationResult",
+    "SearchHit",
+    "SearchResult",
+    "SecretInfo",
+    "SecretResult",
+    "SkillIssue",
+    "SkillStep",
+    "SkillVersion",
     "TapeEntry",
     "TapemindError",
+    "VaultProblem",
+    "VaultStatus",
+    "VaultStillLocked",
+    "WriteBusy",
     "__version__",
+    "check_home",
+    "dropped_summary",
+    "history_file_patterns",
+    "home_database",
+    "parse_history",
+    "parse_llm",
+    "parse_time",
+    "resolve_home",
+    "seed_demo",
+    "sync_mirror",
+    "to_json",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    # `Engine` is imported on first use (PEP 562): a process that only needs a
-    # submodule (the desktop app's first paint, `--version`) skips the engine's
-    # imports until it opens a home.
-    if name == "Engine":
-        from app.engine import Engine
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'app' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
 
-        return Engine
-    raise AttributeError(f"module 'app' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

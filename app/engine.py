@@ -16,14 +16,40 @@ from typing import IO, Any
 
 from sqlalchemy import text
 
+from app import audit
+from app import index as _index
+from app import insights as _insights
+from app.agents import AgentToken
 from app.agents import registry as agents
+from app.agents import tokens as _access_tokens
 from app.clock import Clock, SystemClock
+from app.confront import Conflict, DecisionRecord
+from app.confront import conflicts as conflicts_
+from app.confront import decisions as confront
+from app.confront import remember as remember_memory
+from app.confront import undo as _conflict_undo
+from app.db import Store
 from app.db import home as homes
-from app.db.store import Store
-from app.events import audit
-from app.events.bus import EventBus
+from app.errors import InvalidInput
+from app.events import EventBus
+from app.index import EMBEDDER, RETRIEVAL
+from app.insights import (
+    GrownSkill,
+    InsightsReport,
+    InsightsWaiting,
+    Proposal,
+    SkillVersion,
+)
+from app.lifecycle import (
+    ArchiveCandidate,
+    DistillReport,
+    HealthSnapshot,
+    MaintainReport,
+    forgetting,
+)
+from app.lifecycle import distill as distill_
+from app.lifecycle import health as health_
 from app.memory import owner as memory_owner
-from app.memory import records as memories
 from app.memory import used
 from app.memory import views as memory_views
 from app.models import (
@@ -37,38 +63,25 @@ from app.models import (
     RememberResult,
     TapeEntry,
 )
+from app.recall import ContextBlock, Lanes, SearchResult, search
 from app.recall import context as recall
-from app.recall import search
-from app.recall.context import ContextBlock
-from app.recall.lanes import Lanes
-from app.recall.search import SearchResult
 from app.runtime import Runtime
 from app.tape import ledger as tape
 from app.transfer import jsonl as transfer
-from app.vault import approvals, grants, reviewer
-from app.vault import service as vault_service
-from app.vault.records import (
+from app.vault import (
+    KEYSTORE,
     AccessRequest,
     Grant,
     ReviewerRules,
+    RotationResult,
     SecretInfo,
     SecretResult,
     VaultStatus,
+    approvals,
+    grants,
+    reviewer,
 )
-from app.vault.rotation import RotationResult
-
-# isort: split
-# lifecycle (issue 4)
-from app.confront import conflicts as conflicts_
-from app.confront import decisions as confront
-from app.confront.conflicts import Conflict
-from app.confront.decisions import DecisionRecord
-from app.lifecycle import distill as distill_
-from app.lifecycle import forgetting
-from app.lifecycle import health as health_
-from app.lifecycle.distill import DistillReport
-from app.lifecycle.forgetting import ArchiveCandidate, MaintainReport
-from app.lifecycle.health import HealthSnapshot
+from app.vault import service as vault_service
 
 
 class Engine:
@@ -107,20 +120,20 @@ class Engine:
             path.mkdir(parents=True, exist_ok=True)
             store = Store.open_url(database_url)
         clock = clock or SystemClock()
-        rt = Runtime(home=path, store=store, clock=clock, bus=EventBus(), services={})
+        rt = Runtime(home=path, store=store, clock=clock, bus=EventBus())
         try:
             store.upgrade(rt.now_iso())
             home_id = cls._home_id(rt)
         except BaseException:
             store.close()
             raise
-        _index.attach(rt)  # the retrieval service (issue 3): opens nothing until used
+        _index.attach(rt)  # the retrieval service: opens nothing until used
         _insights.attach(rt)  # forgotten memories' words leave every draft
         if embedder is not None:
-            rt.services["embedder"] = embedder
+            rt.services.put(EMBEDDER, embedder)
         if keystore is not None:
-            rt.services["keystore"] = keystore
-        vault_service.for_runtime(rt, home_id)  # installs the redactor (issue 5)
+            rt.services.put(KEYSTORE, keystore)
+        vault_service.for_runtime(rt, home_id)  # installs the redactor
         return cls(rt, home_id)
 
     @staticmethod
@@ -136,10 +149,7 @@ class Engine:
             return str(value)
 
     def close(self) -> None:
-        for service in self._rt.services.values():
-            closer = getattr(service, "close", None)
-            if callable(closer):
-                closer()
+        self._rt.services.close()
         self._rt.store.close()
 
     def __enter__(self) -> Engine:
@@ -147,11 +157,6 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @property
-    def _runtime(self) -> Runtime:
-        """For the engine's own modules (demo seeding, host); not a public API."""
-        return self._rt
 
     @property
     def home(self) -> Path:
@@ -254,8 +259,8 @@ class Engine:
         user: str | None = None,
         actor: str = "agent",
     ) -> RememberResult:
-        """Offer a durable conclusion; see `app.memory.records.remember` for the refusals."""
-        return memories.remember(
+        """Offer a durable conclusion; see `app.confront.offer.remember` for the refusals."""
+        return remember_memory(
             self._rt,
             agent,
             text,
@@ -341,7 +346,7 @@ class Engine:
         """Load an export into this (empty) home."""
         return transfer.import_(self._rt, path)
 
-    # -- retrieval (issue 3) ---------------------------------------------------
+    # -- retrieval -----------------------------------------------------------
 
     def context(
         self,
@@ -397,7 +402,7 @@ class Engine:
         """Recent recall records of an agent: budget, tokens, counts, latency."""
         return recall.recall_history(self._rt, agent, limit=limit)
 
-    # -- vault and approvals (issue 5) ---------------------------------------------
+    # -- vault and approvals -----------------------------------------------------
 
     @property
     def _vault(self) -> vault_service.VaultService:
@@ -512,7 +517,7 @@ class Engine:
         max_allowed, window_seconds, llm_url, llm_model, llm_timeout, llm_api_key_secret."""
         return reviewer.configure(self._vault, **rules)
 
-    # -- lifecycle (issue 4): conflicts, forgetting, health, distiller ----------
+    # -- lifecycle: conflicts, forgetting, health, distiller ----------
 
     def conflicts(
         self, agent: str | None = None, status: str | None = "open", *, limit: int = 100,
@@ -578,7 +583,7 @@ class Engine:
         """Stored write-time decisions of an agent, newest first (to measure quality)."""
         return confront.list_decisions(self._rt, agent, action=action, limit=limit, offset=offset)
 
-    # -- vector index (issue 3, branch index) -------------------------------------
+    # -- vector index -------------------------------------------------------------
 
     def index_status(self) -> _index.IndexStatus:
         """Model, dimension, vectors per kind, unembedded rows and the oldest one's age,
@@ -597,7 +602,7 @@ class Engine:
         openai:MODEL@URL) or the current model; the indexer does it in the background."""
         return _index.rebuild(self._rt, model)
 
-    # -- MCP access tokens and the host (branch mcp) ----------------------------
+    # -- MCP access tokens and the host ----------------------------------------
 
     def agent_token(self, name: str, *, rotate: bool = False) -> AgentToken:
         """The agent's MCP bearer token (issued on first use; a new one with `rotate`)."""
@@ -607,7 +612,7 @@ class Engine:
         """The agent a bearer token belongs to, or None for a wrong or rotated token."""
         return _access_tokens.agent_for_token(self._rt, token)
 
-    # -- MCP host: token check in memory (branch mcpspeed) ----------------------
+    # -- MCP host: token check in memory ----------------------------------------
 
     def agent_token_digests(self) -> dict[str, str]:
         """SHA-256 (hex) of every agent's current MCP token -> agent name; the host
@@ -619,10 +624,10 @@ class Engine:
     def warm_up(self) -> bool:
         """Load the query model and open the vector index ahead of the first query
         (the host does this once at start). True when they were loaded."""
-        service = self._rt.services.get("retrieval")
+        service = self._rt.services.get(RETRIEVAL)
         return bool(service is not None and service.warm_up())
 
-    # -- conflict review: undo a misclick (helper qa8) -------------------------------
+    # -- conflict review: undo a misclick ------------------------------------------
 
     def reopen_conflict(self, conflict_id: int) -> Conflict:
         """Undo a conflict's resolution: the side it superseded is active again, a merged
@@ -679,11 +684,11 @@ class Engine:
     def skills(self, agent: str) -> list[GrownSkill]:
         """The agent's grown skills by name: current text, evidence and state (current,
         review: contradicted or edited evidence, stale: forgotten or superseded evidence)."""
-        return _skills.list_(self._rt, agent)
+        return _insights.skills(self._rt, agent)
 
     def skill(self, agent: str, name: str) -> GrownSkill:
         """One grown skill of the agent. Raises NotFound."""
-        return _skills.get(self._rt, agent, name)
+        return _insights.skill(self._rt, agent, name)
 
     def skill_versions(self, agent: str, name: str) -> list[SkillVersion]:
         """Every accepted version of a grown skill, the newest first."""
@@ -694,18 +699,7 @@ class Engine:
         return _insights.waiting(self._rt, agent)
 
 
-# Imported here, not at the top, so this branch's additions stay one block (merges stay trivial).
-from app import index as _index  # noqa: E402
-from app import insights as _insights  # noqa: E402
-from app.agents import tokens as _access_tokens  # noqa: E402
-from app.agents.tokens import AgentToken  # noqa: E402
-from app.confront import undo as _conflict_undo  # noqa: E402
-from app.errors import InvalidInput  # noqa: E402
-from app.insights import skills as _skills  # noqa: E402
-from app.insights.records import (  # noqa: E402
-    GrownSkill,
-    InsightsReport,
-    InsightsWaiting,
-    Proposal,
-    SkillVersion,
-)
+def runtime_of(engine: Engine) -> Runtime:
+    """The runtime under an engine, for the engine's own packages (demo seeding,
+    benchmarks); not a public API."""
+    return engine._rt

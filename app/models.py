@@ -6,6 +6,7 @@ ORM rows never leave the engine; everything a caller gets is one of these.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,7 +16,6 @@ CATEGORIES = ("preference", "project_fact", "task_outcome", "lesson")
 KINDS = ("message", "tool_call", "tool_result", "event", "anchor", "compact")
 ROLES = ("user", "assistant", "tool", "system")
 STATUSES = ("active", "archived", "superseded", "forgotten")
-RELATIONS = ("referenced", "derived", "supersedes", "merged")
 PERMISSION_MODES = ("ask", "auto", "review")
 
 Decision = Literal["add", "update", "supersede", "duplicate", "conflict"]
@@ -31,7 +31,7 @@ class AgentSettings:
     embedder: str | None = None  # None: the home's default embedder
     arbiter: str = "offline"
     llm: str | None = None  # OpenAI-compatible "model@base_url" for arbiter/distiller
-    # Forgetting (issue 4): archive when strength < archive_below AND idle >= archive_idle_days.
+    # Forgetting: archive when strength < archive_below AND idle >= archive_idle_days.
     archive_below: float = 0.1
     archive_idle_days: float = 30.0
 
@@ -42,6 +42,12 @@ class AgentSettings:
     def from_dict(cls, data: Mapping[str, Any]) -> AgentSettings:
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+    @classmethod
+    def parse(cls, stored: str) -> AgentSettings:
+        """The settings an agent row stores (JSON); keys this version does not know are
+        ignored, so a home written by a newer version still opens."""
+        return cls.from_dict(json.loads(stored))
 
 
 @dataclass(frozen=True)
@@ -172,16 +178,3 @@ class AuditEvent:
     action: str
     object_ids: tuple[Any, ...]
     counts: Mapping[str, int]
-
-
-@dataclass(frozen=True)
-class Changes:
-    """What a mutation touched, so each view redraws only what it must."""
-
-    tape: tuple[int, ...] = ()
-    memories: tuple[int, ...] = ()
-    agents: tuple[str, ...] = ()
-
-
-def freeze_meta(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return dict(value) if value else {}

@@ -1,4 +1,4 @@
-"""What every engine module shares: the store, the clock, the event bus.
+"""What every engine module shares: the store, the clock, the event bus, the services.
 
 Modules take a `Runtime` rather than reaching for globals, so tests inject a
 manual clock or a different store, and nothing happens at import time.
@@ -8,17 +8,66 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlmodel import Session, select
 
 from app.clock import Clock, to_iso
-from app.db.schema import AgentRow
-from app.db.store import Store, Tx, dbapi
+from app.db import AgentRow, Store, Tx, dbapi
 from app.errors import NotFound
-from app.events.bus import Event, EventBus
+from app.events import Event, EventBus
+from app.models import AgentSettings
+
+T = TypeVar("T")
+
+
+class Slot(Generic[T]):
+    """A typed place in `Services`, declared by the package whose service fills it
+    (`app.index.RETRIEVAL`, `app.vault.KEYSTORE`, …): the type checker knows what
+    each slot holds, and this module needs to know none of them."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Slot({self.name!r})"
+
+
+class Services:
+    """What an open engine holds beside its store: the retrieval service, the vault,
+    caches, and the dependencies injected at `Engine.open` (embedder, key store)."""
+
+    def __init__(self) -> None:
+        self._held: dict[Slot[Any], Any] = {}
+
+    def get(self, slot: Slot[T]) -> T | None:
+        held: T | None = self._held.get(slot)
+        return held
+
+    def put(self, slot: Slot[T], service: T) -> None:
+        self._held[slot] = service
+
+    def pop(self, slot: Slot[T]) -> T | None:
+        held: T | None = self._held.pop(slot, None)
+        return held
+
+    def setdefault(self, slot: Slot[T], make: Callable[[], T]) -> T:
+        """The service in `slot`, made (once) by `make` when there is none."""
+        if slot not in self._held:
+            self._held[slot] = make()
+        held: T = self._held[slot]
+        return held
+
+    def close(self) -> None:
+        """Close every held service that can be closed (at `Engine.close`)."""
+        for service in list(self._held.values()):
+            closer = getattr(service, "close", None)
+            if callable(closer):
+                closer()
 
 
 @dataclass
@@ -27,8 +76,7 @@ class Runtime:
     store: Store
     clock: Clock
     bus: EventBus
-    # Filled by the engine at open; typed loosely so this module stays a leaf.
-    services: dict[str, Any]
+    services: Services = field(default_factory=Services)
     # Replaces known secret values with placeholders before any text is stored
     # (set by the vault once it is unlocked; identity until then).
     redactor: Callable[[str], str] | None = None
@@ -47,7 +95,7 @@ class Runtime:
 
     @contextmanager
     def _published(self, transaction: AbstractContextManager[Any]) -> Iterator[Any]:
-        """`transaction`, collecting the events recorded in it (`app.events.bus.record`)
+        """`transaction`, collecting the events recorded in it (`app.events.record`)
         and publishing them once it has committed; none if it fails."""
         with transaction as tx:
             tx.info["events"] = []
@@ -114,6 +162,11 @@ class AgentRef:
 
 
 AgentLike = AgentRow | AgentRef
+
+
+def settings_of(arow: AgentLike) -> AgentSettings:
+    """The settings of an agent row (or reference)."""
+    return AgentSettings.parse(arow.settings)
 
 
 def agent_ref(session: Tx, name: str) -> AgentRef:

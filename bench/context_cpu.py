@@ -39,7 +39,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from app.benchmarks.common import percentile
 from app.clock import ManualClock
-from app.engine import Engine
+from app.engine import Engine, runtime_of
 
 THREADS = [f"t{i}" for i in range(5)]
 QUERIES = ["indentation", "提交信息", "staging database", "部署时间", "migrations", "CI 版本"]
@@ -125,7 +125,7 @@ def answers(home: Path, out: Path) -> None:
                     hits = [[h.kind, h.id, h.score, sorted(h.why.items())] for h in result.hits]
                     searched.append([agent, query, mode, scope, hits])
         # What the recall records left behind, as `used` and the dashboard read them.
-        with engine._rt.read() as s:
+        with runtime_of(engine).read() as s:
             from app.db.store import dbapi
 
             db = dbapi(s)

@@ -30,9 +30,11 @@ os.environ["ANONYMIZED_TELEMETRY"] = "False"
 from app import Engine  # noqa: E402
 from app.benchmarks import synth  # noqa: E402
 from app.benchmarks.latency import export_file  # noqa: E402
+from app.engine import runtime_of  # noqa: E402
 from app.index import rows  # noqa: E402
 from app.index.embedders import Usem3Embedder  # noqa: E402
 from app.index.indexer import run_indexer_once  # noqa: E402
+from app.index.service import of as retrieval_of  # noqa: E402
 
 SIZE = 100_000
 
@@ -89,7 +91,7 @@ def one_round(source: Path, work: Path, child: bool) -> dict[str, object]:
     shutil.copytree(source, work)
     model = Usem3Embedder()
     with Engine.open(work, embedder=model) as engine:
-        rt = engine._runtime
+        rt = runtime_of(engine)
         with rt.read() as s:
             keys = rows.queue_batch(s, 2048)
             items = rows.load_items(s, "memory", [i for _, i in keys])
@@ -108,7 +110,7 @@ def one_round(source: Path, work: Path, child: bool) -> dict[str, object]:
             for k, v in sorted(after.items(), key=lambda kv: threads.get(kv[0], 0.0) - kv[1])
             if v - threads.get(k, 0.0) > 0.05
         }
-        offload = rt.services["retrieval"].offload
+        offload = retrieval_of(rt).offload
         last = offload.last if offload.started else None
         return {
             "mode": "child" if child else "in-process",

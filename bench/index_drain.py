@@ -33,9 +33,11 @@ sys.path.insert(0, str(ROOT))
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
 from app import Engine  # noqa: E402
+from app.engine import runtime_of  # noqa: E402
 from app.index import rows as index_rows  # noqa: E402
 from app.index.embedders import HashingEmbedder, make_embedder  # noqa: E402
 from app.index.indexer import run_indexer_once  # noqa: E402
+from app.index.service import of as retrieval_of  # noqa: E402
 
 LOCOMO = ROOT.parent.parent / "shared" / "memory-benchmarks" / "locomo" / "locomo-dev5.json"
 
@@ -59,7 +61,7 @@ def texts() -> tuple[list[str], list[tuple[str, str]]]:
 def build(home: Path, spec: str, n: int) -> Engine:
     turns, memories = texts()
     engine = Engine.open(home, create=True)
-    with engine._runtime.write() as s:
+    with runtime_of(engine).write() as s:
         index_rows.set_meta(s, index_rows.META_EMBEDDER, spec)
     engine.add_agent("bench")
     tape_n = n - min(len(memories), n // 10)
@@ -95,9 +97,9 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix="tm-drain-"))
         try:
             engine = build(tmp / "home", args.embedder, args.rows)
-            svc = engine._runtime.services["retrieval"]
+            svc = retrieval_of(engine)
             svc.register_embedder(args.embedder, embedder)
-            with engine._runtime.read() as s:
+            with runtime_of(engine).read() as s:
                 items = index_rows.live_after(s, "tape", 0, args.rows) + index_rows.live_after(
                     s, "memory", 0, args.rows
                 )

@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.benchmarks.insights import START, Score, load, score_groups, seed
 from app.clock import ManualClock
-from app.engine import Engine
+from app.engine import Engine, runtime_of
+from app.index import of as retrieval_of
 from app.insights.evidence import load_pool
 from app.insights.grouping import (
     GroupingParams,
@@ -38,12 +39,12 @@ def prepared() -> list[tuple[str, dict, object, np.ndarray, dict[int, str]]]:
     with tempfile.TemporaryDirectory() as tmp:
         clock = ManualClock(START)
         engine = Engine.open(Path(tmp) / "home", create=True, clock=clock)
-        rt = engine._runtime
+        rt = runtime_of(engine)
         for scenario in load(DEV):
             ids = seed(engine, clock, scenario)
             with rt.read_driver() as s:
                 pool = load_pool(s, agent_ref(s, scenario["agent"]).id)
-            embedder = rt.services["retrieval"].active()
+            embedder = retrieval_of(rt).active()
             vectors = np.asarray(embedder.embed_documents([m.text for m in pool.memories]))
             key_of = {v: k for k, v in ids.items()}
             out.append((scenario["agent"], scenario, pool, vectors, key_of))

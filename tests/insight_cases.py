@@ -61,7 +61,9 @@ def learn(engine: Any, agent: str, items: Sequence[tuple[str, str, str]]) -> lis
             [{"thread": thread, "turn": turn, "kind": "message", "role": "user", "text": text}],
         ).ids[0]
         made = engine.remember(agent, text, category, sources=[entry], thread=thread, turn=turn)
-        assert made.memory is not None and made.decision in ("add", "conflict"), (text, made.decision)
+        stored = made.memory is not None and made.decision in ("add", "conflict")
+        assert stored, (text, made.decision)
+        assert made.memory is not None
         ids.append(made.memory.id)
     return ids
 

@@ -62,7 +62,7 @@ _SCORES = re.compile(
     r"lexical (?P<lex>[\d.]+), full-text (?P<ft>[\d.]+|-)\)"
 )
 _DECIDED = re.compile(r"\b(add|update|supersede|duplicate|conflict) of memory (\d+)")
-# The secret reviewer's verdicts (app/vault/reviewer.py, app/vault/approvals.py); names are kept as given.
+# The secret reviewer's verdicts (app/vault/reviewer.py, approvals.py); names kept as given.
 _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), chinese)
     for pattern, chinese in (

@@ -11,14 +11,12 @@ from sqlalchemy import delete, func
 from sqlmodel import col, select
 
 from app.clock import from_iso
-from app.db.schema import AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow
-from app.db.store import dbapi
+from app.db import FTS_TABLES, AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow, dbapi, purge
 from app.errors import InvalidInput
-from app.events.bus import record
+from app.events import record
+from app.limits import MAX_BUDGET as MAX_RECALL_BUDGET
 from app.models import PERMISSION_MODES, Agent, AgentSettings
-from app.recall.context import MAX_BUDGET as MAX_RECALL_BUDGET
 from app.runtime import Runtime, agent_row
-from app.text.terms import FTS_TABLES, purge
 
 _NAME = re.compile(r"^[\w][\w.\-]{0,63}$", re.UNICODE)
 
@@ -29,7 +27,7 @@ def to_agent(row: AgentRow) -> Agent:
         id=row.id,
         name=row.name,
         created_at=from_iso(row.created_at),
-        settings=AgentSettings.from_dict(json.loads(row.settings)),
+        settings=AgentSettings.parse(row.settings),
     )
 
 
@@ -48,7 +46,7 @@ def validate_settings(settings: AgentSettings) -> None:
             f"permission_mode must be one of {', '.join(PERMISSION_MODES)}, "
             f"not {settings.permission_mode!r}."
         )
-    # -- lifecycle settings (issue 4) --
+    # -- lifecycle settings --
     if settings.arbiter not in ("offline", "llm"):
         raise InvalidInput(f"arbiter must be 'offline' or 'llm', not {settings.arbiter!r}.")
     if settings.llm is not None and "@" not in settings.llm:
@@ -117,7 +115,7 @@ def stats(rt: Runtime, name: str) -> dict[str, Any]:
 def update_settings(rt: Runtime, name: str, **changes: Any) -> Agent:
     with rt.write() as s:
         row = agent_row(s, name)
-        current = AgentSettings.from_dict(json.loads(row.settings))
+        current = AgentSettings.parse(row.settings)
         unknown = set(changes) - set(current.to_dict())
         if unknown:
             raise InvalidInput(

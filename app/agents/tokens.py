@@ -24,8 +24,8 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from app.db.schema import AgentRow
-from app.events.bus import record
+from app.db import AgentRow
+from app.events import record
 from app.runtime import Runtime, agent_row
 
 TOKENS_FILE = "agent-tokens.json"
@@ -110,19 +110,6 @@ def agent_for_token(rt: Runtime, token: str) -> str | None:
     with rt.read() as s:
         row = s.exec(select(AgentRow).where(AgentRow.token_hash == digest)).first()
         return row.name if row is not None else None
-
-
-def forget_removed(rt: Runtime) -> None:
-    """Drop tokens of agents that no longer exist from the file."""
-    path = _tokens_path(rt)
-    tokens = _read_file(path)
-    if not tokens:
-        return
-    with rt.read() as s:
-        names = set(s.exec(select(AgentRow.name)).all())
-    kept = {k: v for k, v in tokens.items() if k in names}
-    if kept != tokens:
-        _write_file(path, kept)
 
 
 def token_digests(rt: Runtime) -> dict[str, str]:

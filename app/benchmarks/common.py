@@ -10,7 +10,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.engine import Engine
+from app.engine import Engine, runtime_of
+from app.index import RETRIEVAL
 
 
 @contextlib.contextmanager
@@ -29,7 +30,7 @@ def scratch_engine(home: str | os.PathLike[str] | None = None, **kwargs: Any) ->
 
 def semantic_available(engine: Engine) -> bool:
     """Whether this home has the vector index (semantic and hybrid search use it)."""
-    return engine._runtime.services.get("retrieval") is not None
+    return runtime_of(engine).services.get(RETRIEVAL) is not None
 
 
 def drain_index(engine: Engine) -> int:

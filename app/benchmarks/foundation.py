@@ -1,4 +1,4 @@
-"""Issue 2's figures: tape appends, `remember`, and `memory list` on 100k memories.
+"""The foundation's figures: tape appends, `remember`, and `memory list` on 100k memories.
 
 Everything is measured through the Engine API on a temporary home; only the
 setup of the 100k-memory home uses direct batched inserts (that is not what is
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from app.benchmarks import machine
-from app.db.store import dbapi
-from app.engine import Engine
-from app.text.normalize import memory_hash
+from app.db import dbapi
+from app.engine import Engine, runtime_of
+from app.text import memory_hash
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def _seed_memories(engine: Engine, agent: str, total: int) -> None:
     source = engine.append(agent, _entries(1))
     agent_id = engine.agent(agent).id
     now = "2026-11-01T09:00:00.000000Z"
-    with engine._runtime.store.write() as s:
+    with runtime_of(engine).store.write() as s:
         db = dbapi(s)
         for lo in range(1, total + 1, 10_000):
             chunk = range(lo, min(total + 1, lo + 10_000))
@@ -231,7 +231,7 @@ def _num(value: float) -> str:
 
 
 def format_report(report: Report) -> str:
-    lines = ["Tapemind foundation benchmark (issue 2)"]
+    lines = ["Tapemind foundation benchmark"]
     lines += [f"  {k}: {v}" for k, v in report.machine.items()]
     load = machine.load()
     if load:

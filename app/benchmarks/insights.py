@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from app.clock import ManualClock
-from app.engine import Engine
-from app.insights.records import Proposal
+from app.engine import Engine, runtime_of
+from app.insights import Proposal
 
 MATCH = 0.5
 START = datetime(2026, 9, 1, 9, 0, tzinfo=UTC)
@@ -44,12 +44,12 @@ def _turn(key: str) -> str:
 
 def seed(engine: Engine, clock: ManualClock, scenario: dict[str, Any]) -> dict[str, int]:
     """Remember a scenario's memories as its agent; returns key -> memory id."""
-    from app.confront.decisions import KeepAll
+    from app.confront import ARBITER, KeepAll
 
     agent = scenario["agent"]
     engine.add_agent(agent)
-    services = engine._runtime.services
-    services["arbiter"] = KeepAll()
+    services = runtime_of(engine).services
+    services.put(ARBITER, KeepAll())
     ids: dict[str, int] = {}
     used_at = {u["turn"][1:]: u["memories"] for u in scenario["used"] if u["turn"][0] == "@"}
     try:
@@ -74,7 +74,7 @@ def seed(engine: Engine, clock: ManualClock, scenario: dict[str, Any]) -> dict[s
                 clock.advance(hours=1)
                 engine.report_used(agent, u["turn"], [ids[k] for k in u["memories"]])
     finally:
-        del services["arbiter"]
+        services.pop(ARBITER)
     return ids
 
 

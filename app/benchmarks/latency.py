@@ -27,8 +27,9 @@ from app.benchmarks import mem0_peer, synth
 from app.benchmarks.common import drain_index, percentile, scratch_engine, semantic_available
 from app.benchmarks.machine import machine, machine_line
 from app.clock import to_iso
-from app.index.embedders.process import rss_mb
-from app.text.normalize import memory_hash
+from app.engine import runtime_of
+from app.index import RETRIEVAL, rss_mb
+from app.text import memory_hash
 
 AGENT = "latency-bench"
 TARGETS_100K = {"search_p95_ms": 15.0, "context_p95_ms": 25.0, "drain_vs_raw": 0.80}
@@ -197,7 +198,7 @@ def measure_tapemind(
 
 def _child_stats(engine: Any, embedded: int) -> dict[str, Any] | None:
     """What the drain's embedding process did (None: the drain embedded in-process)."""
-    offload = getattr(engine._runtime.services.get("retrieval"), "offload", None)
+    offload = getattr(runtime_of(engine).services.get(RETRIEVAL), "offload", None)
     stats = getattr(offload, "last", None)
     if stats is None or not embedded:
         return None

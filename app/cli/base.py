@@ -11,8 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from app.engine import Engine
-from app.errors import InvalidInput
+from app import Engine, InvalidInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,7 +64,7 @@ pass_state = click.make_pass_decorator(State)
 
 
 def home_path(state: State) -> Path:
-    from app.db.home import resolve
+    from app import resolve_home as resolve
 
     return resolve(state.home)
 

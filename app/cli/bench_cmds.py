@@ -21,7 +21,7 @@ def bench() -> None:
 @json_option
 @pass_state
 def foundation(state: State, quick: bool) -> None:
-    """Tape appends, remember, and memory list with 100,000 memories (issue 2)."""
+    """Tape appends, remember, and memory list with 100,000 memories."""
     from app.benchmarks.foundation import format_report, run
 
     report = run(quick=quick, progress=lambda msg: click.echo(msg, err=True))
@@ -51,31 +51,10 @@ def foundation(state: State, quick: bool) -> None:
 @pass_state
 def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
     """Score an arbiter on labelled cases: accuracy overall and per language, the
-    confusion matrix, and the destructive error rate (issue 4)."""
-    import os
+    confusion matrix, and the destructive error rate."""
+    from app.benchmarks.decisions import run
 
-    from app.confront.arbiter import LLMArbiter, OfflineArbiter
-    from app.confront.arbiter.evaluate import evaluate, load_cases
-    from app.confront.decisions import LLM_API_KEY_ENV, parse_llm
-    from app.errors import InvalidInput
-
-    try:
-        cases = load_cases(path)
-    except (ValueError, KeyError) as exc:
-        raise InvalidInput(f"{path} is not a decisions file: {exc}") from None
-    if arbiter == "offline":
-        judge: OfflineArbiter | LLMArbiter = OfflineArbiter()
-    elif arbiter.startswith("llm:"):
-        model, base_url = parse_llm(arbiter[4:])
-        judge = LLMArbiter(base_url, model, api_key=os.environ.get(LLM_API_KEY_ENV) or None)
-    else:
-        raise InvalidInput(f"Unknown arbiter {arbiter!r}: use offline or llm:MODEL@BASE_URL.")
-    similarity = None
-    if not no_embedder:
-        from app.confront.arbiter.similarity import USESimilarity
-
-        similarity = USESimilarity()
-    report = evaluate(cases, judge, similarity)
+    report = run(path, arbiter, embedder=not no_embedder)
     if state.as_json:
         emit_json(report.to_json())
     else:
@@ -111,7 +90,7 @@ def lifecycle(state: State, memories: int, quick: bool, samples: int, cache: Pat
         click.echo(format_report(report))
 
 
-# -- retrieval benchmarks (issue 3): locomo, retrieval, latency ------------------------
+# -- retrieval benchmarks: locomo, retrieval, latency ------------------------
 
 
 def _progress(message: str) -> None:

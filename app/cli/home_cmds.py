@@ -7,11 +7,9 @@ from pathlib import Path
 
 import click
 
+from app import PASSPHRASE_ENV, Engine, InvalidInput
 from app.cli.base import State, home_path, json_option, pass_state
 from app.cli.output import emit_json, short_time, table
-from app.engine import Engine
-from app.errors import InvalidInput
-from app.vault.passphrase import PASSPHRASE_ENV
 
 
 @click.command()
@@ -20,7 +18,7 @@ from app.vault.passphrase import PASSPHRASE_ENV
 def init(state: State) -> None:
     """Create a new home (an empty or new directory)."""
     path = home_path(state)
-    from app.db.home import db_path
+    from app import home_database as db_path
 
     existed = db_path(path).exists()
     engine = state.engine(create=True)
@@ -109,7 +107,7 @@ def import_(state: State, file: Path) -> None:
 @pass_state
 def demo(state: State) -> None:
     """Seed a demo home: two agents with a bilingual history, memories and lineage."""
-    from app.db.home import check_openable
+    from app import check_home as check_openable
     from app.host.lock import HomeLock
 
     path = home_path(state)
@@ -125,7 +123,7 @@ def demo(state: State) -> None:
 
 
 def _seed_and_show(state: State, path: Path) -> None:
-    from app.demo.seed import seed
+    from app import seed_demo as seed
 
     counts = seed(path, embed=True)
     if state.as_json:

@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
+from app import InvalidInput, TapemindError
 from app.cli.base import State, home_path, json_option, pass_state, writing_to
 from app.cli.output import emit_json
-from app.errors import InvalidInput, TapemindError
 from app.host.snippets import DEFAULT_PORT, snippets
 
 
@@ -105,11 +105,7 @@ def mcp_stdio(state: State, agent: str) -> None:
     Goes through the running host; where none runs, it owns the home itself and
     serves the other programs (the CLI, other agents) for as long as it runs.
     """
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    from app import __version__
-    from app.mcp.server import build_server
+    from app.host import serve_stdio
 
     if _stdin_is_terminal():
         # Someone typed it to try it: a client speaks JSON-RPC here, a person sees nothing.
@@ -126,13 +122,7 @@ def mcp_stdio(state: State, agent: str) -> None:
         except TapemindError as exc:  # keep serving: each tool call will say what to do
             click.echo(f"tapemind mcp: warning: {exc.message}", err=True)
         session = f"stdio:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        server = build_server(home.engine, lambda ctx: agent, version=__version__, session=session)
-
-        async def run() -> None:
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-
-        anyio.run(run)
+        serve_stdio(home.engine, agent, session=session)
     finally:
         home.close()
 

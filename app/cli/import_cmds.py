@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
+from app import HISTORY_FORMATS as FORMATS
+from app import InvalidInput, NewEntry, parse_history
+from app import history_file_patterns as file_patterns
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import emit_json
-from app.errors import InvalidInput
-from app.models import NewEntry
-from app.transfer.importers import FORMATS, file_patterns, parse_history
 
 CHUNK = 500  # entries per transaction: a big history never holds the write lock for long
 SHOWN_PROBLEMS = 10  # lines of problems printed; --json lists them all

@@ -115,7 +115,7 @@ def rebuild(state: State, model: str | None, wait: bool) -> None:
     A new model is built beside the old one; searches keep the old model until the
     new one holds every row, then the old vectors are dropped.
     """
-    from app.engine import Engine
+    from app import Engine
 
     engine = state.engine()
     st = engine.rebuild_index(model)
@@ -153,7 +153,7 @@ def mirror(state: State, agent: str, directory: Path, watch: bool, interval: flo
     one memory with front matter (id, category, status, sources, parents, ...). Files
     are rewritten only when their content changes; forgotten memories' files go.
     """
-    from app.transfer.mirror import sync
+    from app import sync_mirror as sync
 
     engine = state.engine()
     while True:

@@ -1,5 +1,5 @@
 """`tapemind conflicts …`, `maintain`, `archive list`, `restore`, `keep`, `health`, `distill`,
-`decisions` and `agent config`: the memory's lifecycle (issue 4)."""
+`decisions` and `agent config`: the memory's lifecycle."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from typing import Any
 
 import click
 
+from app import ArchiveCandidate, Conflict, HealthSnapshot
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import clip, emit_json, fields, printable, short_time, table
 from app.cli.tape_cmds import parse_time
-from app.confront.conflicts import Conflict
-from app.lifecycle.forgetting import ArchiveCandidate
-from app.lifecycle.health import HealthSnapshot
 
 
 def _age(days: float | None) -> str:

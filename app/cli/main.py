@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
+from app import TapemindError
 from app.cli.base import State
 from app.cli.output import error
-from app.errors import TapemindError
 
 
 class TapemindGroup(click.Group):
@@ -84,7 +84,6 @@ def register() -> None:
         import_cmds,
     ):
         module.register(cli)
-    # issue 4
     from app.cli import lifecycle_cmds
 
     lifecycle_cmds.register(cli)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from app import CATEGORIES, STATUSES, MemoryDetail, RememberResult
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import clip, emit_json, fields, short_time, table, times
-from app.models import CATEGORIES, STATUSES, MemoryDetail, RememberResult
 
 
 def _print_result(result: RememberResult) -> None:

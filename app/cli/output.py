@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from app.codec import to_json
+from app import to_json
 
 
 def emit_json(value: Any) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
+from app import CATEGORIES, STATUSES, dropped_summary
+from app import SEARCH_MODES as MODES
+from app import SEARCH_SCOPES as SCOPES
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import emit_json, short_time, table
 from app.cli.tape_cmds import parse_time
-from app.models import CATEGORIES, STATUSES
-from app.recall.context import dropped_summary
-from app.recall.search import MODES, SCOPES
 
 
 @click.command()

@@ -10,11 +10,10 @@ from typing import Any
 
 import click
 
+from app import KINDS, ROLES, InvalidInput
+from app import parse_time as from_iso
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import clip, emit_json, printable, short_time, table
-from app.clock import from_iso
-from app.errors import InvalidInput
-from app.models import KINDS, ROLES
 
 
 def parse_time(value: str | None, flag: str) -> datetime | None:

@@ -12,10 +12,9 @@ import sys
 
 import click
 
+from app import PASSPHRASE_ENV, Engine
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
-from app.engine import Engine
-from app.vault.passphrase import PASSPHRASE_ENV
 
 EXIT_DENIED = 7  # denied or expired: do not retry without a new reason
 EXIT_PENDING = 8  # waiting for the owner: ask again later, or --wait

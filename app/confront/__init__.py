@@ -1,1 +1,46 @@
-"""Confrontation at write time: a candidate meets its nearest memories, an arbiter decides, conflicts wait for the owner."""
+"""Confrontation at write time: a candidate meets its nearest memories and an arbiter decides.
+
+The way of a new memory: `offer.remember` runs the intake gate and the duplicate check,
+`neighbours` finds the candidate's nearest active memories (full-text and vector), the
+`arbiter` decides add, update, supersede, duplicate or conflict, and `decisions` applies
+and records what it decided. A conflict waits in `conflicts` for the owner; `undo`
+takes a settlement back.
+"""
+
+from app.confront import conflicts, decisions, undo
+from app.confront.arbiter import LLMArbiter, OfflineArbiter
+from app.confront.arbiter.evaluate import Report, evaluate, load_cases
+from app.confront.arbiter.similarity import USESimilarity
+from app.confront.conflicts import Conflict, ConflictSide, count_open, raise_conflict
+from app.confront.decisions import (
+    ARBITER,
+    LLM_API_KEY_ENV,
+    DecisionRecord,
+    KeepAll,
+    parse_llm,
+    store_decision,
+)
+from app.confront.offer import remember
+
+__all__ = [
+    "ARBITER",
+    "LLM_API_KEY_ENV",
+    "Conflict",
+    "ConflictSide",
+    "DecisionRecord",
+    "KeepAll",
+    "LLMArbiter",
+    "OfflineArbiter",
+    "Report",
+    "USESimilarity",
+    "conflicts",
+    "count_open",
+    "decisions",
+    "evaluate",
+    "load_cases",
+    "parse_llm",
+    "raise_conflict",
+    "remember",
+    "store_decision",
+    "undo",
+]

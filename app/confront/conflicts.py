@@ -24,15 +24,9 @@ from sqlalchemy import insert, text
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso, from_iso_or_none
-from app.db.schema import (
-    AgentRow,
-    ConflictRow,
-    LineageRow,
-    MemoryRow,
-)
-from app.db.store import dbapi
+from app.db import AgentRow, ConflictRow, LineageRow, MemoryRow, dbapi
 from app.errors import InvalidInput, NotFound
-from app.events.bus import record
+from app.events import record
 from app.models import Memory, TapeEntry
 from app.runtime import AgentLike, Runtime, agent_row
 
@@ -93,8 +87,8 @@ def raise_conflict(
 
 
 def _side(s: Session, memory_id: int, agent: str) -> ConflictSide:
-    from app.memory.records import to_memory
-    from app.tape.ledger import source_entries
+    from app.memory import to_memory
+    from app.tape import source_entries
 
     row = s.get(MemoryRow, memory_id)
     assert row is not None
@@ -189,9 +183,8 @@ def _supersede(s: Session, now: str, loser: MemoryRow, winner_id: int) -> None:
 def _merge(
     rt: Runtime, s: Session, arow: AgentRow, sides: Sequence[MemoryRow], body: str, actor: str
 ) -> int:
-    from app.memory import intake
-    from app.memory.records import NewMemory, store_new
-    from app.text.normalize import memory_hash
+    from app.memory import NewMemory, intake, store_new
+    from app.text import memory_hash
 
     body = intake.check_text(rt.redact(body))
     sources: list[int] = []

@@ -2,7 +2,7 @@
 
 `consider` runs before the write transaction: it gathers the candidate's 10 nearest
 active memories of the same agent (`app.confront.neighbours`: full-text, so unembedded rows count,
-fused with the vector index's neighbours when `rt.services["retrieval"]` is there) and
+fused with the vector index's neighbours when `app.index.service.RETRIEVAL` is there) and
 asks the agent's arbiter (`AgentSettings.arbiter`: "offline", or "llm" with
 `AgentSettings.llm = "model@base_url"` and the key in $TAPEMIND_LLM_API_KEY). A slow
 LLM therefore never holds the database's write lock. The candidate is embedded once,
@@ -30,7 +30,6 @@ is a hot path.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import time
@@ -44,16 +43,15 @@ from sqlmodel import Session
 from app.clock import from_iso
 from app.confront.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
 from app.confront.neighbours import neighbours
-from app.db.schema import DecisionRow
-from app.db.store import dbapi
+from app.db import DecisionRow, dbapi
 from app.errors import InvalidInput
-from app.events.bus import record
+from app.events import record
 from app.models import AgentSettings, Memory, RememberResult
-from app.runtime import AgentLike, Runtime, agent_ref
-from app.text.normalize import memory_hash
+from app.runtime import AgentLike, Runtime, Slot, agent_ref, settings_of
+from app.text import memory_hash
 
 if TYPE_CHECKING:
-    from app.memory.records import NewMemory
+    from app.memory import NewMemory
 
 log = logging.getLogger(__name__)
 
@@ -83,13 +81,13 @@ def parse_llm(spec: str) -> tuple[str, str]:
 def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:
     """The agent's arbiter, cached per setting in the runtime's services.
 
-    An arbiter injected as `rt.services["arbiter"]` overrides every agent's choice
+    An arbiter in the `ARBITER` slot overrides every agent's choice
     (tests; seeding curated data such as the demo, whose memories must stay as written)."""
-    injected: Arbiter | None = rt.services.get("arbiter")
+    injected = rt.services.get(ARBITER)
     if injected is not None:
         return injected
     key = (settings.arbiter, settings.llm if settings.arbiter == "llm" else None)
-    cache: dict[Any, Arbiter] = rt.services.setdefault("arbiters", {})
+    cache = rt.services.setdefault(ARBITERS, dict)
     arbiter = cache.get(key)
     if arbiter is None:
         offline = cache.setdefault(("offline", None), OfflineArbiter())
@@ -105,6 +103,12 @@ def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:
             arbiter = offline
         cache[key] = arbiter
     return arbiter
+
+
+# An arbiter that overrides every agent's choice (tests; seeding curated data such as the
+# demo), and the arbiters made for agents' settings, one per setting.
+ARBITER: Slot[Arbiter] = Slot("arbiter")
+ARBITERS: Slot[dict[Any, Arbiter]] = Slot("arbiters")
 
 
 class KeepAll:
@@ -125,7 +129,7 @@ def consider(rt: Runtime, agent: str, body: str, category: str) -> Verdict | Non
     started = time.perf_counter()
     with rt.read() as s:
         arow = agent_ref(s, agent)
-        settings = AgentSettings.from_dict(json.loads(arow.settings))
+        settings = settings_of(arow)
         same = (
             dbapi(s)
             .execute(
@@ -174,7 +178,7 @@ def store_decision(
 
 def _live_target(s: Session, arow: AgentLike, decision: Decision) -> Memory | None:
     """The decision's target, if it is still an active memory of this agent."""
-    from app.memory.records import MEMORY_COLUMNS, memory_of
+    from app.memory import MEMORY_COLUMNS, memory_of
 
     if decision.target_id is None:
         return None
@@ -199,7 +203,7 @@ def apply(
 ) -> RememberResult:
     """Carry out `verdict` inside the caller's write transaction (see the module doc)."""
     from app.confront.conflicts import raise_conflict
-    from app.memory.records import store_new
+    from app.memory import store_new
 
     now = rt.now_iso()
     if verdict is None:
@@ -262,7 +266,7 @@ def refine(
 ) -> Memory:
     """`update`: the target takes the candidate's text as a new version, gains its
     sources, and is reinforced. Earlier versions stay in the history."""
-    from app.memory.records import index_memory_text
+    from app.memory import index_memory_text
 
     db = dbapi(s)
     version = target.version + 1

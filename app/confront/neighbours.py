@@ -1,6 +1,6 @@
 """A candidate memory's nearest active memories, for confrontation at write time.
 
-Full-text and vector neighbours are fused (`search.fuse`), so unembedded memories count.
+Full-text and vector neighbours are fused (`app.recall.fusion.fuse`), so unembedded memories count.
 The vector half also holds the agent's memories still waiting to be embedded
 (`app.index.waiting`): remembered moments ago, they are not in the vector index yet.
 The vector half (the candidate's embedding and the HNSW query) runs on the retrieval
@@ -22,9 +22,9 @@ from sqlmodel import Session
 
 from app.confront.arbiter import Neighbour
 from app.confront.arbiter.evaluate import fulltext_overlap
-from app.db.store import dbapi
-from app.recall import rare_terms
-from app.recall.fulltext import Filters
+from app.db import Filters, dbapi
+from app.index import RETRIEVAL
+from app.recall import fuse, rare_terms
 from app.runtime import AgentLike, Runtime
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,8 @@ POSTINGS_BUDGET = 4000  # memories ranked by full-text per candidate, at most (a
 
 def neighbours(rt: Runtime, s: Session, arow: AgentLike, body: str) -> list[Neighbour]:
     """The candidate's nearest active memories: full-text and vector lists fused."""
-    from app.recall.search import fuse  # search imports memories, which imports us
 
-    retrieval = rt.services.get("retrieval")
+    retrieval = rt.services.get(RETRIEVAL)
     # The candidate's embedding and the vector query run on the retrieval service's
     # worker thread while this one ranks full-text neighbours (see `begin`).
     pending = retrieval.begin(s, arow, "memory", body, NEIGHBOURS) if retrieval else None
@@ -91,7 +90,7 @@ def neighbour_terms(body: str) -> list[str]:
     """FTS terms for a whole candidate sentence: Latin words and CJK bigrams, each on its
     own (OR-ed), so a paraphrase that shares a few words still matches. Search's query
     syntax would need a Chinese sentence to appear verbatim, as one phrase."""
-    from app.text.terms import _IS_CJK, _words
+    from app.text import _IS_CJK, _words
 
     terms: list[str] = []
     for word in _words(body):

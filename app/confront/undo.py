@@ -12,9 +12,9 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.confront.conflicts import Conflict, owned, raise_conflict, to_conflict
-from app.db.schema import AgentRow, ConflictRow, MemoryRow
+from app.db import AgentRow, ConflictRow, MemoryRow
 from app.errors import InvalidInput, NotFound
-from app.events.bus import record
+from app.events import record
 from app.runtime import Runtime
 
 

@@ -1,1 +1,77 @@
-"""Persistence: SQLModel tables, numbered migrations, and transactions."""
+"""The database of a home: tables, numbered migrations, transactions.
+
+- `store`: connections, pragmas (SQLite in WAL mode), write and read transactions, and the
+  driver fast path (`dbapi`) hot paths use.
+- `schema`: the SQLModel tables; `migrations`: the numbered schema changes.
+- `fulltext`: the FTS5 tables; `filters`: a search's filters as SQL conditions.
+- `home`: where a home lives and what makes a directory one.
+"""
+
+from app.db import fulltext, home
+from app.db.filters import Filters, memory_conditions, tape_conditions
+from app.db.fulltext import FTS_TABLES, purge
+from app.db.home import check_openable, db_path, resolve
+from app.db.schema import (
+    NOT_EXPORTED,
+    NOT_EXPORTED_PREFIXES,
+    SECRET_COLUMNS,
+    AccessRequestRow,
+    AgentRow,
+    AuditRow,
+    ConflictRow,
+    DecisionRow,
+    DistillStateRow,
+    EmbedQueueRow,
+    GrantRow,
+    HealthSnapshotRow,
+    LineageRow,
+    MemoryRow,
+    MemoryUseRow,
+    MemoryVersionRow,
+    ProvenanceRow,
+    RecallRow,
+    SecretRow,
+    TapeEntryRow,
+    VaultMetaRow,
+    VaultRotationJournalRow,
+)
+from app.db.store import Store, Tx, dbapi, id_list
+
+__all__ = [
+    "FTS_TABLES",
+    "NOT_EXPORTED",
+    "NOT_EXPORTED_PREFIXES",
+    "SECRET_COLUMNS",
+    "AccessRequestRow",
+    "AgentRow",
+    "AuditRow",
+    "ConflictRow",
+    "DecisionRow",
+    "DistillStateRow",
+    "EmbedQueueRow",
+    "Filters",
+    "GrantRow",
+    "HealthSnapshotRow",
+    "LineageRow",
+    "MemoryRow",
+    "MemoryUseRow",
+    "MemoryVersionRow",
+    "ProvenanceRow",
+    "RecallRow",
+    "SecretRow",
+    "Store",
+    "TapeEntryRow",
+    "Tx",
+    "VaultMetaRow",
+    "VaultRotationJournalRow",
+    "check_openable",
+    "db_path",
+    "dbapi",
+    "fulltext",
+    "home",
+    "id_list",
+    "memory_conditions",
+    "purge",
+    "resolve",
+    "tape_conditions",
+]

@@ -258,7 +258,7 @@ def m004_vault(conn: Connection) -> None:
 
 @migration(3, "lifecycle: decisions, conflicts, health snapshots, distiller watermark, fade time")
 def m003_lifecycle(conn: Connection) -> None:
-    # fade_at: when an active memory becomes an archive candidate (see app.memory.strength.fade_time).
+    # fade_at: when an active memory becomes an archive candidate (app.memory.strength.fade_time).
     # Python computes it; these triggers only clear it (NULL = to recompute) whenever an input
     # of the formula changes, so every writer (recall, use, reinforcement, settings) is covered
     # without duplicating the formula in SQL (SQLite's math functions are not built everywhere).
@@ -417,7 +417,7 @@ def m008_recall_routes(conn: Connection) -> None:
 def m009_mixed_script_words(conn: Connection) -> None:
     # Rows written before held "postgres数据库" as one token, so "数据库" did not find
     # them: every full-text row is tokenized again under the current rules.
-    from app.text.terms import rebuild
+    from app.db.fulltext import rebuild
 
     rebuild(conn)
     # Search counts a common word's rows in the tape as it does in memories.

@@ -374,3 +374,23 @@ class InsightEvidenceRow(SQLModel, table=True):
     __tablename__ = "insight_evidence"
     proposal_id: int = Field(primary_key=True, foreign_key="insight_proposals.id")
     memory_id: int = Field(primary_key=True, foreign_key="memories.id")
+
+
+# Tables that never leave the home in an export: bookkeeping, derived data (the vector
+# index's ledger, class counts kept by triggers: an import rebuilds them) and the vault.
+NOT_EXPORTED = frozenset(
+    {
+        "meta",
+        "migrations",
+        "embed_queue",
+        "index_rows",
+        "memory_class_counts",
+        "vault_meta",
+        "secrets",
+        "access_requests",
+        "grants",
+        "vault_rotation_journal",
+    }
+)
+NOT_EXPORTED_PREFIXES = ("secret", "vault", "grant", "access_request")
+SECRET_COLUMNS = frozenset({("agents", "token_hash")})

@@ -84,7 +84,7 @@ class Tx(Protocol):
 
 class DriverTx:
     """A transaction on a pooled sqlite3 connection, without SQLAlchemy's Session (see
-    `Store.driver_read`). It has what `dbapi` and `app.events.bus.record` use of a Session,
+    `Store.driver_read`). It has what `dbapi` and `app.events.record` use of a Session,
     `info`, and nothing else: code that needs the ORM fails loudly on it."""
 
     __slots__ = ("info",)

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert
 
 from app.clock import ManualClock, from_iso, to_iso
-from app.confront.conflicts import raise_conflict
-from app.confront.decisions import store_decision
-from app.db.schema import HealthSnapshotRow, TapeEntryRow
+from app.confront import raise_conflict, store_decision
+from app.db import HealthSnapshotRow, TapeEntryRow
+from app.engine import runtime_of
 from app.errors import TapemindError
-from app.lifecycle.health import HealthSnapshot
+from app.lifecycle import HealthSnapshot
 from app.runtime import agent_row
-from app.text.normalize import memory_hash
+from app.text import memory_hash
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +69,9 @@ def _embed(engine: Engine) -> int:
 
 
 def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any]) -> int:
-    from app.memory.records import NewMemory, store_new
+    from app.memory import NewMemory, store_new
 
-    rt = engine._runtime
+    rt = runtime_of(engine)
     count = 0
     for c in spec.get("conflicts", []):
         existing = spec["_memory_ids"][c["existing"]]
@@ -169,7 +169,7 @@ def _series(final: HealthSnapshot, now: datetime, rng: random.Random) -> list[He
 
 
 def _history(engine: Engine, agents: list[str], now: datetime) -> int:
-    rt = engine._runtime
+    rt = runtime_of(engine)
     rows: list[dict[str, Any]] = []
     with rt.read() as s:
         ids: dict[str | None, int | None] = {a: agent_row(s, a).id for a in agents}

@@ -17,11 +17,11 @@ from sqlalchemy import update
 from sqlmodel import col
 
 from app.clock import ManualClock, SystemClock, from_iso, to_iso
-from app.db.schema import MemoryRow
-from app.engine import Engine
+from app.db import MemoryRow
+from app.engine import Engine, runtime_of
 from app.errors import HomeError, VaultProblem
 from app.models import AgentSettings
-from app.vault.passphrase import PASSPHRASE_ENV
+from app.vault import PASSPHRASE_ENV
 
 
 def load_data() -> dict[str, Any]:
@@ -45,12 +45,14 @@ def seed(home: Path, *, now: datetime | None = None, embed: bool = False) -> dic
     try:
         if engine.agents():
             raise HomeError(f"{home} already has agents; the demo seeds a new home only.")
-        from app.confront.decisions import KeepAll  # issue 4: the demo's memories stay as written
+        from app.confront import ARBITER, KeepAll
 
-        engine._runtime.services["arbiter"] = KeepAll()
+        # The demo's curated memories stay as written: no arbiter second-guesses them.
+        services = runtime_of(engine).services
+        services.put(ARBITER, KeepAll())
         for spec in data["agents"]:
             _seed_agent(engine, clock, spec, shift, counts)
-        del engine._runtime.services["arbiter"]
+        services.pop(ARBITER)
         counts.update(_extend(engine, clock, data, shift, embed))
         # Counted from the home, not the first pass: the conflicts and the archive seeded
         # after it add memories of their own.
@@ -122,7 +124,7 @@ def _seed_agent(
 
 def _set_recalls(engine: Engine, memory_id: int, recalls: int, last: datetime) -> None:
     # Seeding history that happened "before" the demo: no recall record to replay.
-    with engine._runtime.write() as s:
+    with runtime_of(engine).write() as s:
         s.execute(
             update(MemoryRow)
             .where(col(MemoryRow.id) == memory_id)
@@ -135,7 +137,7 @@ def _extend(
 ) -> dict[str, Any]:
     """Hooks for later features (conflicts, secrets) to seed their part of the demo."""
     counts: dict[str, Any] = {}
-    # issue 4: open conflicts, an archive, a year of health snapshots
+    # open conflicts, an archive, a year of health snapshots
     from app.demo.lifecycle import seed as seed_lifecycle
 
     counts.update(seed_lifecycle(engine, clock, data, from_iso(data["now"]) + shift, embed))

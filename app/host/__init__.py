@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.engine import Engine
@@ -21,7 +22,7 @@ def own_or_create(
 ) -> tuple[Engine, HomeLock]:
     """(engine, lock): the home owned by this process, made first if there is none yet
     (a foreign or newer home is refused; so is one another process owns, naming it)."""
-    from app.db.home import db_path, resolve
+    from app.db import db_path, resolve
     from app.engine import Engine
     from app.host.connect import own_home
 
@@ -58,3 +59,22 @@ def host_home(
         engine.close()
         raise
     return host
+
+
+def serve_stdio(engine: Callable[[], Any], agent: str, *, session: str) -> None:
+    """Serve MCP over this process's stdin/stdout for `agent` until the client closes it.
+    `engine()` gives the engine each call runs on (a host's, or this process's own);
+    `session` names this connection (a grant "for this session" binds to it)."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from app import __version__
+    from app.mcp.server import build_server
+
+    server = build_server(engine, lambda ctx: agent, version=__version__, session=session)
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)

@@ -28,8 +28,8 @@ from mcp.server.auth.provider import AccessToken
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.agents.tokens import PREFIX
-from app.events.bus import Event
+from app.agents import PREFIX
+from app.events import Event
 
 log = logging.getLogger(__name__)
 

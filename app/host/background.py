@@ -3,13 +3,20 @@
 Registered by `tapemind serve` and the desktop app (the processes that own a
 home); never by the CLI or a stdio server that goes through a host. Each job
 is `fn(engine)` run on the host's job thread; a failing run is logged and the
-job keeps its schedule.
+job keeps its schedule, and one agent's failure does not stop the others.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.engine import Engine
+    from app.lifecycle import DistillReport, MaintainReport
+
+log = logging.getLogger(__name__)
 
 INDEX_EVERY_S = 2.0
 # One indexer run drains slices of INDEX_SLICE rows for up to INDEX_BUSY_S: a backlog then
@@ -65,11 +72,37 @@ def _snapshots(engine: Any) -> None:
 
 
 def _maintain(engine: Any) -> None:
-    for agent in engine.agents():
-        engine.maintain(agent.name)
+    maintain_all(engine)
 
 
 def _distill(engine: Any) -> None:
+    distill_all(engine)
+
+
+def distill_all(engine: Engine) -> dict[str, DistillReport]:
+    """Run the distiller for every agent that has an LLM configured."""
+    out: dict[str, DistillReport] = {}
     for agent in engine.agents():
-        if agent.settings.llm:
-            engine.distill(agent.name)
+        if not agent.settings.llm:
+            continue
+        try:
+            out[agent.name] = engine.distill(agent.name)
+        except Exception:
+            log.exception("distilling agent %s failed", agent.name)
+    return out
+
+
+def maintain_all(engine: Engine, *, save_health: bool = True) -> dict[str, MaintainReport]:
+    """Archive every agent's faded memories, then store health snapshots (each agent's
+    and the all-agents one) so the dashboard's trends get a point per run."""
+    out: dict[str, MaintainReport] = {}
+    for agent in engine.agents():
+        try:
+            out[agent.name] = engine.maintain(agent.name)
+            if save_health:
+                engine.health(agent.name, save=True)
+        except Exception:
+            log.exception("maintaining agent %s failed", agent.name)
+    if save_health:
+        engine.health(None, save=True)
+    return out

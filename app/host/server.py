@@ -51,7 +51,7 @@ from app.host.lock import HomeLock
 from app.host.remote import engine_methods, export_text
 from app.host.tool_calls import ToolCalls
 from app.mcp.server import build_server
-from app.vault.passphrase import PASSPHRASE_ENV
+from app.vault import PASSPHRASE_ENV
 
 log = logging.getLogger(__name__)
 

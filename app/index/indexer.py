@@ -35,7 +35,7 @@ from app.index import chunks, offload, rows
 from app.index.chunks import Chunk, Plan
 from app.index.embedders import Embedder
 from app.index.rows import Item
-from app.index.service import RetrievalService
+from app.index.service import RETRIEVAL, RetrievalService
 from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -63,14 +63,14 @@ class IndexerStats:
 def _runtime(engine_or_rt: Any) -> Runtime:
     if isinstance(engine_or_rt, Runtime):
         return engine_or_rt
-    rt = getattr(engine_or_rt, "_runtime", None)
+    rt = getattr(engine_or_rt, "_rt", None)
     if not isinstance(rt, Runtime):
         raise TypeError("run_indexer_once needs an Engine (opened locally) or its Runtime")
     return rt
 
 
 def service_of(rt: Runtime) -> RetrievalService:
-    service = rt.services.get("retrieval")
+    service = rt.services.get(RETRIEVAL)
     if not isinstance(service, RetrievalService):
         from app.index.service import attach
 

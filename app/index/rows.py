@@ -16,11 +16,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session
 
-from app.db.store import Tx, dbapi
-from app.tape.ledger import EMBEDDED_KINDS
-from app.transfer.jsonl import register_private
-
-register_private("index_rows")  # derived data: an import rebuilds it
+from app.db import Tx, dbapi
+from app.tape import EMBEDDED_KINDS
 
 LIVE_STATUSES = ("active", "archived")
 # Long tape messages are cut before embedding: sentence encoders read a few hundred tokens

@@ -1,6 +1,6 @@
 """The retrieval service: semantic search over the vector index, registered at `Engine.open`.
 
-`rt.services["retrieval"]` is one `RetrievalService`. It costs nothing until the first
+`rt.services.get(RETRIEVAL)` is one `RetrievalService`. It costs nothing until the first
 semantic query: the embedder loads and chromadb opens (1-2 s) on first use, never at
 import or for commands that do not search. A query is embedded once (the last few query
 vectors are cached), the agent's own collection is asked for 3x the rows wanted, and
@@ -30,15 +30,14 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.db.store import Tx, dbapi, id_list
+from app.db import Filters, Tx, dbapi, id_list, memory_conditions, tape_conditions
 from app.errors import InvalidInput, TapemindError
-from app.events.bus import Event
+from app.events import Event
 from app.index import rows
 from app.index.embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from app.index.offload import Offload
 from app.index.vectors import KINDS, VectorIndex, VectorIndexError
-from app.recall.fulltext import Filters, _memory_conditions, _tape_conditions
-from app.runtime import AgentLike, Runtime
+from app.runtime import AgentLike, Runtime, Slot
 
 log = logging.getLogger(__name__)
 
@@ -161,9 +160,9 @@ class RetrievalService:
         injected one, else the home's setting."""
         if self._override is not None:
             return self._override
-        injected = self._rt.services.get("embedder")
+        injected = self._rt.services.get(EMBEDDER)
         if injected is not None:
-            return injected  # type: ignore[no-any-return]
+            return injected
         return self.make(self.spec(s))
 
     def target(self, s: Session) -> tuple[str, Embedder] | None:
@@ -194,7 +193,7 @@ class RetrievalService:
         return nearest_waiting(self, s, arow, body, n)
 
     def known_vector(self, embedder: Embedder, body: str) -> Vectors | None:
-        """The vector of `body` this process already computed as a query (issue 4: a
+        """The vector of `body` this process already computed as a query (confrontation: a
         remembered candidate was embedded to find its neighbours), when `embedder`
         embeds queries and documents alike; else None. Lets the indexer store a new
         memory without embedding it a second time. In memory only: after a restart
@@ -460,10 +459,10 @@ class RetrievalService:
             return []
         marks, bound = id_list([i for i, _ in raw])  # `context` filters ~90 ids a call
         if kind == "memory":
-            where, params = _memory_conditions(arow, f)
+            where, params = memory_conditions(arow, f)
             sql = f"SELECT m.id FROM memories m WHERE m.id IN ({marks}) AND {where}"
         else:
-            where, params = _tape_conditions(arow, f)
+            where, params = tape_conditions(arow, f)
             sql = f"SELECT e.id FROM tape_entries e WHERE e.id IN ({marks}) AND {where}"
         ok = {r[0] for r in dbapi(s).execute(sql, [*bound, *params])}
         return [(i, c) for i, c in raw if i in ok]
@@ -485,5 +484,18 @@ class RetrievalService:
 def attach(rt: Runtime) -> RetrievalService:
     """Register the retrieval service on a runtime (cheap: nothing opens until used)."""
     service = RetrievalService(rt)
-    rt.services["retrieval"] = service
+    rt.services.put(RETRIEVAL, service)
     return service
+
+
+def of(rt: Runtime) -> RetrievalService:
+    """The runtime's retrieval service (registered at `Engine.open`)."""
+    service = rt.services.get(RETRIEVAL)
+    assert service is not None, "the engine registers the retrieval service at open"
+    return service
+
+
+RETRIEVAL: Slot[RetrievalService] = Slot("retrieval")
+# An embedder injected at `Engine.open(embedder=...)` (tests, benchmarks): the home's
+# index uses it instead of the model its settings name.
+EMBEDDER: Slot[Embedder] = Slot("embedder")

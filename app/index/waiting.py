@@ -5,7 +5,7 @@ has embedded. A memory remembered moments ago is still in the embed queue; a res
 of it in another language, remembered right after, shares no word with it either, so
 neither list would find it. Here the waiting memories are compared with the candidate
 directly: with the vectors this process computed when they were remembered (the query
-cache, `RetrievalService.known_vector`), else embedded now, a few per call and each once
+cache, `Vectors.known_vector`), else embedded now, a few per call and each once
 per process (kept here): a host restarted with a queue, or a CLI process, pays a few
 embeddings on its first remembers, not on every one. Measured with `tapemind bench
 lifecycle --quick` (40 remembers right after 40 others left unembedded, two runs each):
@@ -17,15 +17,24 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from app.db.store import Tx, dbapi
+from app.db import Tx, dbapi
+from app.index.embedders import Embedder
 from app.runtime import AgentLike
 
-if TYPE_CHECKING:
-    from app.index.service import RetrievalService
+
+class Vectors(Protocol):
+    """What this module needs of the retrieval service (`app.index.service`)."""
+
+    def active(self, s: Tx | None = None) -> Embedder: ...
+
+    def known_vector(self, embedder: Embedder, body: str) -> Any: ...
+
+    def query_vector(self, embedder: Embedder, query: str) -> Any: ...
+
 
 WAITING = 64  # the agent's newest not-yet-embedded memories compared, at most
 EMBED_AT_ONCE = 4  # of those, embedded now when this process knows no vector of them
@@ -35,7 +44,7 @@ _kept: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _kept_lock = threading.Lock()
 
 
-def _known(retrieval: RetrievalService, embedder: Any, text: str) -> Any:
+def _known(retrieval: Vectors, embedder: Any, text: str) -> Any:
     known = retrieval.known_vector(embedder, text)
     if known is not None:
         return known
@@ -51,7 +60,7 @@ def _keep(name: str, text: str, vector: Any) -> None:
 
 
 def nearest_waiting(
-    retrieval: RetrievalService, s: Tx, arow: AgentLike, body: str, n: int
+    retrieval: Vectors, s: Tx, arow: AgentLike, body: str, n: int
 ) -> list[tuple[int, float]]:
     """(id, cosine) of the agent's active memories still in the embed queue nearest to
     `body`, most similar first, `n` at most."""

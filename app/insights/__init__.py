@@ -19,6 +19,8 @@ from .records import (
     SkillVersion,
 )
 from .run import propose
+from .skills import get as skill
+from .skills import list_ as skills
 from .skills import versions, waiting
 from .watch import attach
 
@@ -39,6 +41,8 @@ __all__ = [
     "list_",
     "propose",
     "reject",
+    "skill",
+    "skills",
     "versions",
     "waiting",
 ]

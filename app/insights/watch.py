@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from app.events.bus import Event
+from app.events import Event
 from app.runtime import Runtime
 
 from .proposals import scrub

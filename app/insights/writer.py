@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from app.confront.decisions import LLM_API_KEY_ENV, parse_llm
+from app.confront import LLM_API_KEY_ENV, parse_llm
 
 from .evidence import PoolMemory
 from .records import SkillDraft, SkillStep

@@ -1,1 +1,23 @@
-"""The memory's lifecycle: forgetting and the archive, health snapshots, the distiller."""
+"""The memory's lifecycle after it is stored.
+
+- `forgetting`: strength decays; maintenance soft-archives weak, idle memories; restore
+  and keep bring them back.
+- `health`: snapshots of the memory's state, kept as history for trends.
+- `distill`: new turns on the tape become candidates, confronted like any `remember`.
+"""
+
+from app.lifecycle import distill, forgetting, health
+from app.lifecycle.distill import DistillReport
+from app.lifecycle.forgetting import ArchiveCandidate, MaintainReport, refresh
+from app.lifecycle.health import HealthSnapshot
+
+__all__ = [
+    "ArchiveCandidate",
+    "DistillReport",
+    "HealthSnapshot",
+    "MaintainReport",
+    "distill",
+    "forgetting",
+    "health",
+    "refresh",
+]

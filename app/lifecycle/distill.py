@@ -6,7 +6,7 @@ entries after the agent's watermark (`distill_state.last_seq`), in batches that 
 on a turn boundary, shows the model the messages and compact nodes (tool calls and
 results are left out: they are the work log, not memory), and asks for memories in
 the four categories with the ids of the entries they come from. Each candidate then
-goes through `memories.remember` (intake gate, duplicate check, confrontation) with
+goes through `remember` (intake gate, duplicate check, confrontation) with
 actor "distiller". Sources the model invents are dropped; a candidate left without a
 real source is skipped. The watermark moves past a batch only once it is processed:
 a model that fails leaves it where it was, to be retried on the next run.
@@ -38,13 +38,11 @@ from typing import Any
 from sqlalchemy import text
 
 from app.clock import to_iso
-from app.confront.decisions import LLM_API_KEY_ENV, parse_llm
-from app.db.schema import DistillStateRow
-from app.db.store import dbapi
+from app.confront import LLM_API_KEY_ENV, parse_llm
+from app.db import DistillStateRow, dbapi
 from app.errors import InvalidInput, Refused
-from app.lifecycle.forgetting import settings_of
 from app.models import CATEGORIES, RememberResult
-from app.runtime import Runtime, agent_row
+from app.runtime import Runtime, agent_row, settings_of
 
 BATCH_ENTRIES = 60
 MAX_ENTRY_CHARS = 2000
@@ -214,7 +212,7 @@ def _save_watermark(rt: Runtime, agent_id: int, seq: int, candidates: int) -> No
 def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillReport:
     """Distill the agent's new turns (see the module doc). Raises InvalidInput when the
     agent has no LLM configured; a failing model ends the run with `error` set."""
-    from app.memory.records import remember
+    from app.confront import remember
 
     with rt.read() as s:
         arow = agent_row(s, agent)

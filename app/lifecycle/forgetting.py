@@ -20,21 +20,20 @@ leaves them out (reported as dropped "archived"), search finds them with
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import to_iso
-from app.db.schema import AgentRow, MemoryRow
+from app.db import AgentRow, MemoryRow
 from app.errors import InvalidInput, NotFound
-from app.events.bus import record
-from app.memory.strength import anchor_time, fade_days, fade_time, strength
+from app.events import record
+from app.memory import anchor_time, fade_days, fade_time, strength, with_strength
 from app.models import AgentSettings, Memory
-from app.runtime import Runtime, agent_row
+from app.runtime import Runtime, agent_row, settings_of
 
 # How far ahead the owner is shown what is fading (the app's Fading list, `archive fading`).
 FADING_DAYS = 7.0
@@ -63,10 +62,6 @@ class MaintainReport:
     idle_days: float
     candidates: tuple[ArchiveCandidate, ...]
     archived_ids: tuple[int, ...]  # empty on a dry run
-
-
-def settings_of(arow: AgentRow) -> AgentSettings:
-    return AgentSettings.from_dict(json.loads(arow.settings))
 
 
 def _fade(row: Sequence[object], st: AgentSettings) -> tuple[datetime, datetime]:
@@ -215,18 +210,6 @@ def maintain(
     )
 
 
-def with_strength(row: MemoryRow, agent: str, st: AgentSettings, now: datetime) -> Memory:
-    """The memory of `row` with its strength as of `now`: how far it has faded, what the
-    owner weighs before restoring or keeping it."""
-    from app.memory.records import to_memory
-
-    anchor = anchor_time(
-        row.created_at, row.last_recalled_at, row.last_used_at, row.last_reinforced_at
-    )
-    power = strength(now, anchor, st.half_life_days, row.importance, row.use_count)
-    return replace(to_memory(row, agent), strength=round(power, 4))
-
-
 def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> list[Memory]:
     """An agent's archived memories, most recently archived first."""
     if limit <= 0 or offset < 0:
@@ -276,7 +259,7 @@ def _reinforce(
 ) -> list[Memory]:
     """Reinforce memories now that are all `status` (archived ones become active);
     one audit row per agent. Checks every id before changing any."""
-    from app.memory.records import to_memory
+    from app.memory import to_memory
 
     wanted = list(dict.fromkeys(int(i) for i in ids))
     if not wanted:

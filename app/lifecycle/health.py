@@ -27,15 +27,13 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso, to_iso
-from app.confront.conflicts import count_open
-from app.db.schema import AgentRow, HealthSnapshotRow
+from app.confront import count_open
+from app.db import AgentRow, HealthSnapshotRow
 from app.lifecycle.forgetting import count_candidates
 from app.runtime import Runtime, agent_row
-from app.transfer.jsonl import register_private
 
 RECENT_DAYS = 7
 # Derived counts, kept by triggers (migration 3): an import rebuilds them as rows arrive.
-register_private("memory_class_counts")
 _COUNTS = (
     "total",
     "active",

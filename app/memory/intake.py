@@ -12,8 +12,8 @@ import re
 
 from app.errors import InvalidInput, Refused
 from app.models import CATEGORIES
-from app.text.normalize import normalise
-from app.vault.redact import looks_like_credential
+from app.text import normalise
+from app.vault import looks_like_credential
 
 MAX_MEMORY_CHARS = 1000
 

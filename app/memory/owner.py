@@ -6,16 +6,14 @@ from __future__ import annotations
 from sqlalchemy import insert, update
 from sqlmodel import Session, col
 
-from app.db.schema import MemoryVersionRow
-from app.db.store import dbapi
+from app.db import MemoryVersionRow, dbapi, purge
 from app.errors import InvalidInput, Refused
-from app.events.bus import record
+from app.events import record
 from app.memory import intake
 from app.memory.records import index_memory_text, owned_memory, to_memory, unindex_memory
 from app.models import Memory
 from app.runtime import Runtime
-from app.text.normalize import memory_hash
-from app.text.terms import purge
+from app.text import memory_hash
 
 
 def edit(

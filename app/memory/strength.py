@@ -45,16 +45,6 @@ def strength(
     return float(2.0 ** (-age_days / half))
 
 
-def days_until(
-    threshold: float, current: float, half_life_days: float, importance: float, use_count: int = 0
-) -> float:
-    """Days until a memory of strength `current` decays to `threshold` (0 if already)."""
-    if current <= threshold:
-        return 0.0
-    half = effective_half_life_days(half_life_days, importance, use_count)
-    return half * math.log2(current / threshold)
-
-
 def fade_days(
     half_life_days: float,
     importance: float,

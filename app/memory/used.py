@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from sqlalchemy import update
 from sqlmodel import Session, col
 
-from app.db.schema import MemoryRow, MemoryUseRow
-from app.db.store import dbapi
+from app.db import MemoryRow, MemoryUseRow, dbapi
 from app.errors import InvalidInput
-from app.events.bus import record
+from app.events import record
 from app.memory.records import check_parents
 from app.runtime import Runtime, agent_row
 

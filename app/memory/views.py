@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso
-from app.db.schema import LineageRow, MemoryRow, MemoryVersionRow
-from app.db.store import dbapi
+from app.db import LineageRow, MemoryRow, MemoryVersionRow, dbapi
 from app.errors import InvalidInput
-from app.lifecycle import forgetting
 from app.memory import intake
 from app.memory.records import MAX_LIST, MEMORY_COLUMNS, memory_of, owned_memory, to_memory
-from app.models import STATUSES, Memory, MemoryDetail, MemoryLink, MemoryVersion
-from app.runtime import AgentLike, Runtime, agent_ref, agent_row
-from app.tape.ledger import source_entries
+from app.memory.strength import anchor_time, strength
+from app.models import STATUSES, AgentSettings, Memory, MemoryDetail, MemoryLink, MemoryVersion
+from app.runtime import AgentLike, Runtime, agent_ref, agent_row, settings_of
+from app.tape import source_entries
 
 
 def _links(s: Session, memory_id: int, *, parents: bool) -> tuple[MemoryLink, ...]:
@@ -50,8 +51,8 @@ def detail(rt: Runtime, memory_id: int, agent: str | None = None) -> MemoryDetai
         # Strength for what can fade (active) or was archived for fading; a superseded
         # memory is history, kept whatever its strength.
         if row.status in ("active", "archived"):
-            st = forgetting.settings_of(agent_row(s, owner))
-            memory = forgetting.with_strength(row, owner, st, rt.clock.now())
+            st = settings_of(agent_row(s, owner))
+            memory = with_strength(row, owner, st, rt.clock.now())
         else:
             memory = to_memory(row, owner)
         return MemoryDetail(
@@ -139,3 +140,13 @@ def count(
                 select(func.count()).select_from(MemoryRow).where(*_filters(arow, category, status))
             ).one()
         )
+
+
+def with_strength(row: MemoryRow, agent: str, st: AgentSettings, now: datetime) -> Memory:
+    """The memory of `row` with its strength as of `now`: how far it has faded, what the
+    owner weighs before restoring or keeping it."""
+    anchor = anchor_time(
+        row.created_at, row.last_recalled_at, row.last_used_at, row.last_reinforced_at
+    )
+    power = strength(now, anchor, st.half_life_days, row.importance, row.use_count)
+    return replace(to_memory(row, agent), strength=round(power, 4))

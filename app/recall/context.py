@@ -27,7 +27,6 @@ record and counts as a recall for the memories it injected.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,19 +35,19 @@ from typing import NamedTuple
 
 from sqlmodel import col, select
 
-from app.db.schema import RecallRow
-from app.db.store import Tx, dbapi, id_list
+from app.db import RecallRow, Tx, dbapi, id_list
 from app.errors import InvalidInput
-from app.events.bus import record
-from app.memory.strength import anchor_time, strength
+from app.events import record
+from app.limits import MAX_BUDGET
+from app.memory import anchor_time, strength
 from app.models import AgentSettings
-from app.recall.routes import RRF_K, core, query_route, recent
-from app.recall.search import MAX_QUERY_CHARS, rrf
+from app.recall.fusion import ROUTE_K, rrf
+from app.recall.routes import core, query_route, recent
+from app.recall.search import MAX_QUERY_CHARS
 from app.runtime import AgentLike, Runtime, agent_ref, agent_row
-from app.text.tokens import count_tokens
+from app.text import count_tokens
 
 ROUTE_WEIGHTS = {"query": 1.0, "thread": 0.8, "user": 0.6, "core": 0.35}
-MAX_BUDGET = 32_000
 HEADER = "Memories (tapemind; cite [m<id>] when you use one):"
 
 _OPEN_CONFLICTS_SQL = (
@@ -150,7 +149,7 @@ def _line_tokens(line: str) -> int:
 @lru_cache(maxsize=256)
 def _settings(stored: str) -> AgentSettings:
     """An agent's settings from their stored JSON (frozen, so one parse per distinct text)."""
-    return AgentSettings.from_dict(json.loads(stored))
+    return AgentSettings.parse(stored)
 
 
 def _candidates(s: Tx, ids: Sequence[int]) -> dict[int, _Candidate]:
@@ -221,7 +220,7 @@ def context(
         if user:
             routes["user"] = recent(s, arow, "user", user)
         routes["core"] = core(s, arow)
-        fused = dict(rrf(routes, ROUTE_WEIGHTS, k=RRF_K))
+        fused = dict(rrf(routes, ROUTE_WEIGHTS, k=ROUTE_K))
         via: dict[int, list[str]] = {}
         for name, ids in routes.items():
             for memory_id in ids:

@@ -8,19 +8,16 @@ SQLAlchemy's statement compile cost more than the queries themselves.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import regex
 from sqlmodel import Session
 
-from app.clock import to_iso
-from app.db.store import Tx, dbapi
+from app.db import Filters, Tx, dbapi, memory_conditions, tape_conditions
 from app.errors import InvalidInput
 from app.recall import rare_terms
 from app.runtime import AgentLike
-from app.text.terms import groups_expression, query_groups
+from app.text import groups_expression, query_groups
 
 MAX_REGEX_CHARS = 500
 REGEX_SCAN_ROWS = 50_000
@@ -31,50 +28,6 @@ FTS_OVERFETCH = 4
 FTS_MIN_POOL = 64
 FTS_MAX_POOL = 20_000
 DOMINANT_SHARE = 0.9
-
-
-@dataclass(frozen=True)
-class Filters:
-    category: str | None = None
-    statuses: tuple[str, ...] = ("active",)
-    thread: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-
-
-def _memory_conditions(arow: AgentLike, f: Filters) -> tuple[str, list[Any]]:
-    """SQL conditions on `memories m` for the filters, with their qmark parameters."""
-    sql = [f"m.agent_id = ? AND m.status IN ({', '.join(repr(s) for s in f.statuses)})"]
-    params: list[Any] = [arow.id]
-    if f.category:
-        sql.append("m.category = ?")
-        params.append(f.category)
-    if f.thread:
-        sql.append("m.thread = ?")
-        params.append(f.thread)
-    if f.since:
-        sql.append("m.created_at >= ?")
-        params.append(to_iso(f.since))
-    if f.until:
-        sql.append("m.created_at <= ?")
-        params.append(to_iso(f.until))
-    return " AND ".join(sql), params
-
-
-def _tape_conditions(arow: AgentLike, f: Filters) -> tuple[str, list[Any]]:
-    """SQL conditions on `tape_entries e` for the filters, with their qmark parameters."""
-    sql = ["e.agent_id = ? AND e.erased_at IS NULL"]
-    params: list[Any] = [arow.id]
-    if f.thread:
-        sql.append("e.thread = ?")
-        params.append(f.thread)
-    if f.since:
-        sql.append("e.created_at >= ?")
-        params.append(to_iso(f.since))
-    if f.until:
-        sql.append("e.created_at <= ?")
-        params.append(to_iso(f.until))
-    return " AND ".join(sql), params
 
 
 def _row_counts(db: Any, arow: AgentLike, kind: str) -> tuple[int, int]:
@@ -142,11 +95,11 @@ def fulltext_ids(
     if expr is None:
         return []  # no term is in the index
     if kind == "memory":
-        where, params = _memory_conditions(arow, f)
+        where, params = memory_conditions(arow, f)
         join = "memories m ON m.id = t.id"
         ok = f"m.id IS NOT NULL AND {where}"
     else:
-        where, params = _tape_conditions(arow, f)
+        where, params = tape_conditions(arow, f)
         join = "tape_entries e ON e.id = t.id"
         ok = f"e.id IS NOT NULL AND {where}"
     sql = (
@@ -179,10 +132,10 @@ def regex_ids(
     except regex.error as exc:
         raise InvalidInput(f"Invalid regex: {exc}.") from None
     if kind == "memory":
-        where, params = _memory_conditions(arow, f)
+        where, params = memory_conditions(arow, f)
         sql = f"SELECT m.id, m.text FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?"
     else:
-        where, params = _tape_conditions(arow, f)
+        where, params = tape_conditions(arow, f)
         sql = f"SELECT e.id, e.content FROM tape_entries e WHERE {where} ORDER BY e.id DESC LIMIT ?"
     out: list[tuple[int, float]] = []
     for row_id, body in dbapi(s).execute(sql, (*params, REGEX_SCAN_ROWS)):

@@ -9,7 +9,7 @@ it about one turn in nine, so answers that were ready waited to be written, and 
 requests waited to be read. Two lanes keep both cores busy (a recall releases the GIL
 while it embeds the query, searches the vector index and reads SQLite), and leave the
 event loop one waiter among three. Measured by `python bench/mcp_overhead.py` (eight
-agents at once on 2 cores, bench/README.md "Session 5"): fewer threads also thrash
+agents at once on 2 cores, bench/README.md, MCP overhead): fewer threads also thrash
 less, so the host spent less CPU per call and answers came back sooner.
 
 The wait for a lane is part of the engine's time, as the wait for the GIL was before.

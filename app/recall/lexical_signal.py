@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.db.store import Tx, dbapi, id_list
-from app.text.normalize import CJK_LETTERS
-from app.text.terms import groups_expression, query_groups
+from app.db import Tx, dbapi, id_list
+from app.text import CJK_LETTERS, groups_expression, query_groups
 
 _ONE_CJK = re.compile(rf"[{CJK_LETTERS}]")
 

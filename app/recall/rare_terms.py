@@ -22,7 +22,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from app.db.store import id_list
+from app.db import id_list
+from app.runtime import Runtime, Slot
 
 K1 = 1.2
 B = 0.75
@@ -37,10 +38,12 @@ VOCAB_CHUNK = 400  # terms per vocabulary lookup (SQLite's bound parameters are 
 Group = tuple[str, ...]
 
 
-def count_cache(rt: Any) -> dict[Any, tuple[int, float]]:
+DOCUMENT_COUNTS: Slot[dict[Any, tuple[int, float]]] = Slot("fts_document_counts")
+
+
+def count_cache(rt: Runtime) -> dict[Any, tuple[int, float]]:
     """The home's cache of large document counts (kept with the open runtime)."""
-    cache: dict[Any, tuple[int, float]] = rt.services.setdefault("fts_document_counts", {})
-    return cache
+    return rt.services.setdefault(DOCUMENT_COUNTS, dict)
 
 
 def document_counts(

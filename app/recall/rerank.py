@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from app.text.terms import agent_token, query_groups
+from app.text import agent_token, query_groups
 
 K1 = 1.2
 B = 0.75

@@ -3,20 +3,15 @@ about a user, the agent's strongest memories (core), and relevant to the query."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from app.db.store import Tx, dbapi
+from app.db import Filters, Tx, dbapi
+from app.index import RETRIEVAL
 from app.recall import lexical_signal, rare_terms
-from app.recall.fulltext import Filters, fulltext_ids
-from app.recall.search import rrf
+from app.recall.fulltext import fulltext_ids
+from app.recall.fusion import ROUTE_K, rrf
 from app.runtime import AgentLike, Runtime
-
-if TYPE_CHECKING:
-    from app.index.service import RetrievalService
 
 ROUTE_DEPTH = 30
 CORE_DEPTH = 12
-RRF_K = 20
 
 # Every context call runs these, so they go through the driver (no ORM) and each is one
 # walk of a partial index of active memories (migration 8): no sort of the agent's rows.
@@ -51,7 +46,7 @@ def query_route(
 ) -> tuple[list[int], set[int], list[int]]:
     """(ranked relevant ids, ids judged below relevance, archived ids that match)."""
     active = Filters(statuses=("active",))
-    retrieval: RetrievalService | None = rt.services.get("retrieval")
+    retrieval = rt.services.get(RETRIEVAL)
     # Embedding and vector query on a worker thread while full-text runs here.
     pending = retrieval.begin(s, arow, "memory", query, ROUTE_DEPTH) if retrieval else None
     counts = rare_terms.count_cache(rt)
@@ -81,5 +76,5 @@ def query_route(
         archived = [
             i for i, _ in fulltext_ids(s, arow, "memory", query, archived_only, 10, counts=counts)
         ]
-    order = [memory_id for memory_id, _ in rrf(lists, k=RRF_K)]
+    order = [memory_id for memory_id, _ in rrf(lists, k=ROUTE_K)]
     return order, weak - set(order), archived

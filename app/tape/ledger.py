@@ -18,14 +18,12 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import check_window, from_iso, to_iso
-from app.db.schema import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow
-from app.db.store import dbapi
+from app.db import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow, dbapi, purge
 from app.errors import InvalidInput, NotFound
-from app.events.bus import record
+from app.events import record
 from app.models import KINDS, ROLES, AppendResult, NewEntry, TapeEntry
 from app.runtime import AgentLike, Runtime, agent_ref
-from app.text.normalize import entry_hash
-from app.text.terms import index_tokens, purge
+from app.text import entry_hash, index_tokens
 
 MAX_ENTRY_BYTES = 1024 * 1024
 MAX_LABEL_CHARS = 256

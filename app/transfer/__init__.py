@@ -1,1 +1,19 @@
-"""Moving a home's data in and out: JSON Lines export and import, agent histories, a file mirror."""
+"""A home's data in and out.
+
+- `jsonl`: export a whole home as JSON Lines, import such a file into an empty home.
+- `importers`: existing agent histories (Claude Code, Codex, ChatGPT, generic JSONL).
+- `mirror`: a read-only file view of one agent's tape and memories.
+"""
+
+from app.transfer import jsonl
+from app.transfer.importers import FORMATS, file_patterns, parse_history
+from app.transfer.mirror import MirrorReport, sync
+
+__all__ = [
+    "FORMATS",
+    "MirrorReport",
+    "file_patterns",
+    "jsonl",
+    "parse_history",
+    "sync",
+]

@@ -18,22 +18,13 @@ from typing import IO, Any
 from sqlalchemy import Table, insert, select, text
 from sqlmodel import SQLModel
 
+from app.db import NOT_EXPORTED, NOT_EXPORTED_PREFIXES, SECRET_COLUMNS, fulltext
 from app.errors import InvalidInput
-from app.events.bus import Event
+from app.events import Event
 from app.runtime import Runtime
-from app.tape.ledger import EMBEDDED_KINDS
-from app.text import terms as fulltext
+from app.tape import EMBEDDED_KINDS
 
 FORMAT = 1
-# Tables that never leave the home: bookkeeping, derived data, and the vault.
-NOT_EXPORTED = {"meta", "migrations", "embed_queue"}
-NOT_EXPORTED_PREFIXES = ("secret", "vault", "grant", "access_request")
-SECRET_COLUMNS = {("agents", "token_hash")}
-
-
-def register_private(table: str) -> None:
-    """Keep a table out of exports (features with sensitive rows call this)."""
-    NOT_EXPORTED.add(table)
 
 
 def _tables(rt: Runtime) -> list[Table]:

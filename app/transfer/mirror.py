@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from app.db.store import Store
+from app.db import Store
 from app.errors import InvalidInput, NotFound
 
 STATE_FILE = ".tapemind-mirror.json"
@@ -250,7 +250,7 @@ def sync(engine: Any, agent: str, directory: Path) -> MirrorReport:
     file directly, read-only. Raises NotFound for an unknown agent."""
     from app.db import home as homes
 
-    rt = getattr(engine, "_runtime", None)
+    rt = getattr(engine, "_rt", None)  # a local Engine (a RemoteEngine has none)
     if rt is not None:
         return sync_store(rt.store, agent, directory)
     store = Store.open_sqlite(homes.db_path(Path(engine.home)))

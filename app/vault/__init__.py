@@ -1,9 +1,14 @@
-"""The secret vault: key stores, sealed blobs, key rotation and redaction.
+"""The secret vault and every agent read of a secret.
 
-This package needs no database: the engine stores the sealed blobs and calls these
-functions. Nothing here logs, and no error message carries a secret value.
+- `service`: secrets sealed in the database under a key from a key store (`keystore`:
+  the OS keyring, a passphrase, or memory); `cipher`, `passphrase`, `rotation`, `atomic`.
+- `redact`, `live_redaction`: known values and credential-shaped text out of every write.
+- `approvals`: access requests decided by the agent's permission mode; `grants`: standing
+  permissions; `reviewer`: the "review" mode's rules and optional LLM.
+Nothing here logs, and no error message carries a secret value.
 """
 
+from app.vault import approvals, grants, reviewer, service
 from app.vault.cipher import key_id, new_key, open_sealed, reseal_all, seal
 from app.vault.errors import (
     BlobTampered,
@@ -21,6 +26,7 @@ from app.vault.errors import (
     WrongPassphrase,
 )
 from app.vault.keystore import (
+    KEYSTORE,
     KeyringKeyStore,
     KeyStore,
     MemoryKeyStore,
@@ -28,11 +34,26 @@ from app.vault.keystore import (
     choose_keystore,
     keyring_problem,
 )
+from app.vault.passphrase import PASSPHRASE_ENV
+from app.vault.records import (
+    SCOPES,
+    AccessRequest,
+    Grant,
+    ReviewerRules,
+    SecretInfo,
+    SecretResult,
+    VaultStatus,
+)
 from app.vault.redact import Redactor, looks_like_credential
 from app.vault.rotation import RotationResult, plan_rotation, resume_rotation, rotate_key
 
 __all__ = [
+    "KEYSTORE",
+    "PASSPHRASE_ENV",
+    "SCOPES",
+    "AccessRequest",
     "BlobTampered",
+    "Grant",
     "KeyCorrupt",
     "KeyMissing",
     "KeyStore",
@@ -43,15 +64,21 @@ __all__ = [
     "PassphraseKeyStore",
     "PassphraseRejected",
     "Redactor",
+    "ReviewerRules",
     "RotationError",
     "RotationResult",
     "SealedBlobError",
+    "SecretInfo",
+    "SecretResult",
     "UnsupportedBlobVersion",
     "VaultError",
     "VaultLocked",
+    "VaultStatus",
     "WrongKey",
     "WrongPassphrase",
+    "approvals",
     "choose_keystore",
+    "grants",
     "key_id",
     "keyring_problem",
     "looks_like_credential",
@@ -60,6 +87,8 @@ __all__ = [
     "plan_rotation",
     "reseal_all",
     "resume_rotation",
+    "reviewer",
     "rotate_key",
     "seal",
+    "service",
 ]

@@ -23,7 +23,6 @@ revoked.
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import datetime, timedelta
 
@@ -31,11 +30,10 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso, from_iso_or_none, to_iso
-from app.db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
+from app.db import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from app.errors import InvalidInput, NotFound
-from app.events.bus import record
-from app.models import AgentSettings
-from app.runtime import Runtime, agent_row
+from app.events import record
+from app.runtime import Runtime, agent_row, settings_of
 from app.vault import grants
 from app.vault.records import REQUEST_STATUSES, SCOPES, AccessRequest, SecretResult
 from app.vault.reviewer import review
@@ -85,7 +83,7 @@ def request(
                 expires = to_iso(now + timedelta(seconds=ttl))
                 fresh = req is None
                 if req is None:
-                    settings = AgentSettings.from_dict(json.loads(arow.settings))
+                    settings = settings_of(arow)
                     req = AccessRequestRow(
                         agent_id=arow.id or 0,
                         agent=arow.name,

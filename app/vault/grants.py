@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso, from_iso_or_none
-from app.db.schema import AccessRequestRow, AgentRow, GrantRow, SecretRow
+from app.db import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from app.errors import NotFound
-from app.events.bus import record
+from app.events import record
 from app.runtime import Runtime, agent_row
 from app.vault.records import Grant, SecretResult
 from app.vault.service import VaultService

@@ -20,6 +20,7 @@ import keyring.errors
 from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail, null
 
+from app.runtime import Slot
 from app.vault.cipher import KEY_BYTES
 from app.vault.errors import KeyCorrupt, KeyMissing, KeyringUnavailable, VaultLocked
 from app.vault.passphrase import KEY_FILE_NAME, PassphraseKeyStore, PassphraseProvider
@@ -66,6 +67,10 @@ class KeyStore(Protocol):
     def describe(self) -> str:
         """Where the key is, in words for the owner (never the key)."""
         ...
+
+
+# A key store injected at `Engine.open(keystore=...)` (tests), instead of the OS keyring.
+KEYSTORE: Slot[KeyStore] = Slot("keystore")
 
 
 class MemoryKeyStore:

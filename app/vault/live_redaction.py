@@ -15,15 +15,28 @@ unlock after `QUIET_RETRY_S`.
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from typing import TYPE_CHECKING
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 from app.errors import InvalidInput, VaultProblem
 from app.vault.passphrase import PASSPHRASE_ENV
 from app.vault.redact import Redactor
 
-if TYPE_CHECKING:
-    from app.vault.service import VaultService
+
+class Values(Protocol):
+    """What the redactor needs of the vault (`app.vault.service.VaultService`)."""
+
+    @property
+    def lock(self) -> threading.RLock: ...
+
+    def quietly(self) -> AbstractContextManager[None]: ...
+
+    def all_values(self) -> dict[str, str]: ...
+
+    def generation_and_count(self) -> tuple[int, int]: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +50,7 @@ QUIET_RETRY_S = 30.0
 class LiveRedactor:
     """Keeps a `Redactor` over the vault's current values."""
 
-    def __init__(self, vault: VaultService) -> None:
+    def __init__(self, vault: Values) -> None:
         self._vault = vault
         self._redactor: Redactor | None = None
         self._generation = -1

@@ -12,7 +12,6 @@ from datetime import datetime
 
 REQUEST_STATUSES = ("pending", "allowed", "denied", "expired")
 SCOPES = ("once", "session", "hour", "always")
-DECIDERS = ("owner", "auto", "reviewer")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from app.clock import to_iso
-from app.db.schema import AccessRequestRow, SecretRow
+from app.db import AccessRequestRow, SecretRow
 from app.errors import InvalidInput
 from app.runtime import Runtime
 from app.vault.records import AccessRequest, Review, ReviewerRules

@@ -13,17 +13,14 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from app.clock import from_iso
-from app.db.schema import SecretRow, VaultMetaRow, VaultRotationJournalRow
+from app.db import SecretRow, VaultMetaRow, VaultRotationJournalRow
 from app.errors import InvalidInput, NotFound
 from app.runtime import Runtime
-from app.transfer import jsonl as transfer
 from app.vault.records import SecretInfo
 from app.vault.redact import looks_like_credential
 
-# Never exported (app.transfer.jsonl also skips these name prefixes; said here explicitly).
+# Never exported: listed in app.db.schema.NOT_EXPORTED.
 VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
-for _table in VAULT_TABLES:
-    transfer.register_private(_table)
 
 _NAME = re.compile(r"^[^\W][\w.\-]{0,127}$", re.UNICODE)
 MODES = ("ask", "auto", "review")

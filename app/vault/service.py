@@ -1,6 +1,6 @@
 """The engine side of the vault: secrets in the database, the key in a key store.
 
-One `VaultService` per open engine (``rt.services["vault"]``). It unlocks lazily:
+One `VaultService` per open engine (the ``VAULT`` slot of its runtime). It unlocks lazily:
 the key store is asked for the key the first time a value is sealed or opened,
 and a rotation left half-done by a crash is finished at that moment. Once it knows
 the values it installs the runtime's redactor, so tape and memory writes replace
@@ -23,19 +23,14 @@ from typing import Any
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from app.db.schema import (
-    AccessRequestRow,
-    GrantRow,
-    SecretRow,
-    VaultRotationJournalRow,
-)
+from app.db import AccessRequestRow, GrantRow, SecretRow, VaultRotationJournalRow
 from app.errors import InvalidInput, VaultProblem, VaultStillLocked
-from app.events.bus import record
-from app.runtime import Runtime
+from app.events import record
+from app.runtime import Runtime, Slot
 from app.vault import rows
 from app.vault.cipher import KEY_ID_BYTES, key_id, new_key, open_sealed, seal
 from app.vault.errors import VaultError, VaultLocked, WrongPassphrase
-from app.vault.keystore import KeyStore, choose_keystore
+from app.vault.keystore import KEYSTORE, KeyStore, choose_keystore
 from app.vault.live_redaction import LiveRedactor
 from app.vault.passphrase import PassphrasePurpose
 from app.vault.records import SecretInfo, VaultStatus
@@ -55,7 +50,7 @@ class VaultService:
         self._home_id = home_id
         self._lock = threading.RLock()
         self._key: bytes | None = None
-        self._keystore: KeyStore | None = rt.services.get("keystore")
+        self._keystore: KeyStore | None = rt.services.get(KEYSTORE)
         self.passphrase_provider: Callable[[PassphrasePurpose], str | None] | None = None
         self._quiet = threading.local()
         self.lock = self._lock
@@ -434,13 +429,15 @@ class VaultService:
 
 def for_runtime(rt: Runtime, home_id: str) -> VaultService:
     """The runtime's vault service, created (and its redactor installed) on first use."""
-    service = rt.services.get("vault")
+    service = rt.services.get(VAULT)
     if service is None:
         service = VaultService(rt, home_id)
-        rt.services["vault"] = service
+        rt.services.put(VAULT, service)
         rt.redactor = service.redact
-    assert isinstance(service, VaultService)
     return service
+
+
+VAULT: Slot[VaultService] = Slot("vault")
 
 
 def _problem(exc: VaultError) -> VaultProblem:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app import Engine
+from app.engine import runtime_of
 from app.index import rows
 from app.index.embedders import HashingEmbedder
 from app.index.service import open_client
@@ -28,7 +29,7 @@ def vector_ids(home: Path, model: str, dim: int, kind: str) -> list[int]:
 
 
 def live_ids(engine: Engine, kind: str) -> list[int]:
-    rt = engine._runtime
+    rt = runtime_of(engine)
     with rt.read() as s:
         return sorted(i.id for i in rows.live_after(s, kind, 0, 1_000_000))
 

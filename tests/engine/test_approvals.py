@@ -11,6 +11,7 @@ import pytest
 
 from app import Engine
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.errors import InvalidInput, NotFound
 from app.models import AgentSettings
 from app.vault.records import SecretResult
@@ -67,7 +68,7 @@ def test_agent_a_never_reads_a_secret_granted_only_to_b(vault: Engine) -> None:
     bob_grant = vault.grants(agent="bob")[0]
     from app.vault import grants
 
-    result = grants.deliver(vault._runtime, vault._vault, "alice", "API_KEY", bob_grant.id, None)
+    result = grants.deliver(runtime_of(vault), vault._vault, "alice", "API_KEY", bob_grant.id, None)
     assert result.status == "denied" and result.value is None
 
 

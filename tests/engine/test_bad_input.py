@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 
 from app import Engine, HomeError, InvalidInput, NotFound, Refused
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.tape.ledger import MAX_ENTRY_BYTES
 
 GOOD = {"thread": "t", "turn": "u", "kind": "message", "role": "user", "text": "hello 你好"}
 
 
 def _counts(engine: Engine) -> dict[str, int]:
-    with engine._runtime.store.engine.connect() as conn:
+    with runtime_of(engine).store.engine.connect() as conn:
         conn = conn.connection.driver_connection
         return {
             t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]

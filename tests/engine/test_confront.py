@@ -11,7 +11,9 @@ import pytest
 
 from app import Engine
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.index.embedders import HashingEmbedder, Vectors
+from app.index.service import RETRIEVAL
 from tests.llm_server import chat_server, user_prompt
 
 from .index_helpers import VectorStandIn
@@ -233,7 +235,7 @@ def test_a_target_gone_meanwhile_turns_into_add(
     old, new, cat = SUPERSEDE["zh"]
     target = cc.remember("cc", old, cat).memory
     assert target is not None
-    verdict = confront.consider(cc._runtime, "cc", new, cat)
+    verdict = confront.consider(runtime_of(cc), "cc", new, cat)
     assert verdict is not None and verdict.decision.action == "supersede"
     cc.forget(target.id)  # another writer, between the decision and the write
     monkeypatch.setattr(confront, "consider", lambda *a, **k: verdict)
@@ -265,7 +267,7 @@ def test_vector_neighbours_count_even_without_shared_words(cc: Engine) -> None:
     assert m is not None
     paraphrase = "Wang Fang has a peanut allergy."
     index = FixedIndex(m.id, 0.97)
-    cc._runtime.services["retrieval"] = index
+    runtime_of(cc).services.put(RETRIEVAL, index)
     result = cc.remember("cc", paraphrase, "project_fact")
     assert index.queries == [paraphrase]
     # the arbiter compared it with the memory the index found (its reason shows the cosine)
@@ -277,7 +279,7 @@ def test_a_failing_index_leaves_full_text_neighbours(cc: Engine) -> None:
     old, new, cat = CONFLICT["en"]
     m = cc.remember("cc", old, cat).memory
     assert m is not None
-    cc._runtime.services["retrieval"] = FixedIndex(m.id, 0.9, fail=True)
+    runtime_of(cc).services.put(RETRIEVAL, FixedIndex(m.id, 0.9, fail=True))
     result = cc.remember("cc", new, cat)
     assert (result.decision, result.target_id) == ("conflict", m.id)
 

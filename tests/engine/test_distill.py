@@ -10,7 +10,7 @@ import pytest
 
 from app import Engine, InvalidInput
 from app.clock import ManualClock
-from app.host.housekeeping import distill_all
+from app.host.background import distill_all
 from tests.llm_server import chat_server, user_prompt
 
 TURN = [

@@ -7,17 +7,18 @@ import pytest
 
 from app import Engine
 from app.db.store import dbapi
-from app.events.bus import Event, record
+from app.engine import runtime_of
+from app.events import Event, record
 from app.index import rows
 
 
 def _meta(engine: Engine, key: str) -> str | None:
-    with engine._runtime.read() as s:
+    with runtime_of(engine).read() as s:
         return rows.get_meta(s, key)
 
 
 def test_driver_write_commits_and_publishes_after_commit(engine: Engine) -> None:
-    rt = engine._runtime
+    rt = runtime_of(engine)
     seen: list[Event] = []
     rt.bus.subscribe(seen.append)
     with rt.write_driver() as s:
@@ -29,7 +30,7 @@ def test_driver_write_commits_and_publishes_after_commit(engine: Engine) -> None
 
 
 def test_driver_write_rolls_back_on_error_and_publishes_nothing(engine: Engine) -> None:
-    rt = engine._runtime
+    rt = runtime_of(engine)
     seen: list[Event] = []
     rt.bus.subscribe(seen.append)
     with pytest.raises(RuntimeError), rt.write_driver() as s:
@@ -45,7 +46,7 @@ def test_driver_write_rolls_back_on_error_and_publishes_nothing(engine: Engine) 
 
 
 def test_driver_read_sees_one_snapshot(engine: Engine) -> None:
-    rt = engine._runtime
+    rt = runtime_of(engine)
     with rt.read_driver() as s:
         assert rows.get_meta(s, "t.key") is None
         with rt.write() as w:
@@ -58,7 +59,7 @@ def test_context_helpers_work_in_a_driver_read(engine: Engine) -> None:
     """What `context` may ask of the index rows when nothing is embedded yet."""
     engine.add_agent("a")
     engine.remember("a", "部署在每周五下午进行", "project_fact")
-    with engine._runtime.read_driver() as s:
+    with runtime_of(engine).read_driver() as s:
         agent_id = dbapi(s).execute("SELECT id FROM agents WHERE name = 'a'").fetchone()[0]
         assert rows.has_live(s, "memory", agent_id)
         assert not rows.has_live(s, "tape", agent_id)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from app import Engine
-from app.events.bus import Event, record
+from app.engine import runtime_of
+from app.events import Event, record
 
 TEXT = "用户要求代码缩进用 tab / Lin wants tabs"
 
@@ -87,8 +88,8 @@ def test_a_rolled_back_write_publishes_nothing(
     engine.events.subscribe(seen.append)
     audit_rows = _committed_rows(home, "SELECT count(*) FROM audit")
 
-    with pytest.raises(RuntimeError), engine._runtime.write() as s:
-        record(s, engine._runtime.now_iso(), "tape.append", agent="cc", actor="agent", ids=[1])
+    with pytest.raises(RuntimeError), runtime_of(engine).write() as s:
+        record(s, runtime_of(engine).now_iso(), "tape.append", agent="cc", actor="agent", ids=[1])
         raise RuntimeError("the disk is full")
 
     # A source-less remember appends the call to the tape, then stores the memory;

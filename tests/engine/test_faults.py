@@ -17,6 +17,7 @@ from app import Engine
 from app.clock import ManualClock
 from app.db import home as homes
 from app.db import store as store_module
+from app.engine import runtime_of
 from app.errors import DiskFull, WriteBusy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,7 +157,7 @@ def test_a_full_disk_refuses_the_write_and_keeps_everything_acknowledged(
     """SQLite's page limit stands in for the disk: the database cannot grow past it, which
     is what SQLite reports (SQLITE_FULL) when the disk is full."""
     with Engine.open(cc_home, clock=clock) as engine:
-        store = engine._runtime.store
+        store = runtime_of(engine).store
         with store.engine.connect() as conn:
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
 

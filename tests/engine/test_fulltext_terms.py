@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from app import Engine
+from app.engine import runtime_of
 from app.text.terms import index_tokens, query_terms, stem
 
 
@@ -60,7 +61,7 @@ def test_rows_indexed_before_stemming_still_match(engine: Engine) -> None:
     old = engine.remember("a", "Lin enjoys running marathons.", "preference")
     assert old.memory is not None
     # Rewrite the row's tokens the way homes written before stemming hold them.
-    with engine._runtime.write() as s:
+    with runtime_of(engine).write() as s:
         s.connection().execute(
             text("UPDATE memory_fts SET tokens = :t WHERE rowid = :id"),
             {"t": "tmagent1x lin enjoys running marathons", "id": old.memory.id},

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from app import Engine
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.lifecycle.health import HealthSnapshot
 
 
@@ -107,7 +108,7 @@ def test_counts_kept_by_triggers_match_the_rows(engine: Engine, clock: ManualClo
     engine.add_agent("gone")
     engine.remember("gone", "A memory of an agent that will be removed.", "lesson")
     engine.remove_agent("gone")
-    with engine._runtime.read() as s:
+    with runtime_of(engine).read() as s:
         rows = s.connection().execute(text(
             "SELECT status, count(*), sum(recall_count = 0), "
             "sum(recall_count > 0 AND use_count = 0) FROM memories "

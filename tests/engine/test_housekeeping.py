@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app import Engine
 from app.clock import ManualClock
-from app.host.housekeeping import maintain_all
+from app.host.background import maintain_all
 
 
 def test_maintain_all_archives_and_snapshots_every_agent(

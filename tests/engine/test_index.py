@@ -9,9 +9,11 @@ import pytest
 
 from app import Engine
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.errors import InvalidInput
 from app.index import IndexNotReady, rows
 from app.index.embedders import HashingEmbedder
+from app.index.service import of as retrieval_of
 
 from .index_helpers import EMB, live_ids, unembedded, vector_ids
 
@@ -101,12 +103,12 @@ def test_forget_and_erase_remove_vectors(eng: Engine) -> None:
 
 
 def _semantic(eng: Engine, kind: str, query: str, agent: str = "a") -> list[tuple[int, float]]:
-    from app.recall.search import Filters
+    from app.db.filters import Filters
     from app.runtime import agent_row
 
-    rt = eng._runtime
+    rt = runtime_of(eng)
     with rt.read() as s:
-        return rt.services["retrieval"].semantic_search(
+        return retrieval_of(rt).semantic_search(
             s, agent_row(s, agent), kind, query, Filters(statuses=("active",)), 10
         )
 
@@ -126,7 +128,7 @@ def test_isolation_between_agents(eng: Engine) -> None:
 def test_status_filters_keep_archived_out_unless_asked(eng: Engine) -> None:
     ids = _seed(eng)
     eng.run_indexer()
-    rt = eng._runtime
+    rt = runtime_of(eng)
     with rt.write() as s:
         s.connection().exec_driver_sql(
             "UPDATE memories SET status = 'archived' WHERE id = ?", (ids["dark"],)
@@ -139,7 +141,7 @@ def test_status_filters_keep_archived_out_unless_asked(eng: Engine) -> None:
 def test_reconcile_after_lost_index_and_superseded_rows(eng: Engine, home: Path) -> None:
     ids = _seed(eng)
     eng.run_indexer()
-    rt = eng._runtime
+    rt = runtime_of(eng)
     # A status change made without an event the indexer listens to (another process).
     with rt.write() as s:
         s.connection().exec_driver_sql(
@@ -175,10 +177,10 @@ def test_deleted_index_directory_is_rebuilt_from_the_database(home: Path, clock)
 def test_model_change_rebuilds_beside_the_old_one(home: Path, clock) -> None:  # type: ignore[no-untyped-def]
     small = HashingEmbedder(dim=32)
     with Engine.open(home, create=True, clock=clock) as eng:
-        svc = eng._runtime.services["retrieval"]
+        svc = retrieval_of(eng)
         svc.register_embedder("h64", EMB)
         svc.register_embedder("h32", small)
-        with eng._runtime.write() as s:
+        with runtime_of(eng).write() as s:
             rows.set_meta(s, rows.META_EMBEDDER, "h64")
         ids = _seed(eng)
         eng.run_indexer()
@@ -262,17 +264,17 @@ def test_background_loop_embeds_new_rows_until_stopped(eng: Engine) -> None:
 def test_old_model_files_are_gone_after_a_switch(home: Path, clock) -> None:  # type: ignore[no-untyped-def]
     small = HashingEmbedder(dim=32)
     with Engine.open(home, create=True, clock=clock) as eng:
-        svc = eng._runtime.services["retrieval"]
+        svc = retrieval_of(eng)
         svc.register_embedder("h64", EMB)
         svc.register_embedder("h32", small)
-        with eng._runtime.write() as s:
+        with runtime_of(eng).write() as s:
             rows.set_meta(s, rows.META_EMBEDDER, "h64")
         _seed(eng)
         eng.run_indexer()
         eng.rebuild_index("h32")
         assert eng.run_indexer().switched_to == small.name
     with Engine.open(home, clock=clock) as eng:
-        eng._runtime.services["retrieval"].register_embedder("h32", small)
+        retrieval_of(eng).register_embedder("h32", small)
         assert eng.run_indexer().reconciled == "deep"
     segment_dirs = [p for p in (home / "index").iterdir() if p.is_dir()]
     assert len(segment_dirs) <= 2  # one per collection of the new model (memory, tape)
@@ -301,6 +303,6 @@ def test_bounded_runs_embed_rows_in_the_order_they_were_queued(
              ("memory", edited.id), ("memory", later.id)]  # fmt: skip
     for n in range(1, len(order) + 1):
         assert eng.run_indexer(limit=1).embedded == 1
-        with eng._runtime.read() as s:
+        with runtime_of(eng).read() as s:
             held = {k: rows.ledger_ids(s, EMB.name, k) for k in ("memory", "tape")}
         assert [key for key in order if key[1] in held[key[0]]] == order[:n]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app import Engine
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.index import rows
 
 from .index_helpers import EMB, live_ids, vector_ids
@@ -71,7 +72,7 @@ def test_kill_between_upsert_and_bookkeeping(home: Path, clock: ManualClock) -> 
         # A memory of the chunk whose vectors were written but not recorded is forgotten
         # meanwhile: its queue row goes, its vector would be an orphan.
         queued = sorted(
-            r[1] for r in eng._runtime.store.engine.connect().exec_driver_sql(
+            r[1] for r in runtime_of(eng).store.engine.connect().exec_driver_sql(
                 "SELECT kind, item_id FROM embed_queue WHERE kind = 'memory' "
                 "ORDER BY enqueued_at, item_id"
             )
@@ -117,7 +118,7 @@ def test_kill_after_upsert_then_forget_a_memory_whose_vector_was_not_recorded(
     proc.wait(timeout=120)
     assert proc.returncode == -signal.SIGKILL
     with Engine.open(home, clock=clock, embedder=EMB) as eng:
-        with eng._runtime.read() as s:
+        with runtime_of(eng).read() as s:
             recorded = rows.ledger_ids(s, EMB.name, "memory")
         written = set(vector_ids(home, EMB.name, 64, "memory"))
         orphans = sorted(written - recorded)

@@ -16,6 +16,7 @@ from app.clock import ManualClock
 from app.db import migrations
 from app.db import schema as _schema  # noqa: F401  (registers the tables)
 from app.db.store import Store
+from app.engine import runtime_of
 
 
 def _applied(home: Path) -> list[int]:
@@ -135,7 +136,7 @@ def _affinity(declared: str) -> str:
 
 def _migrated_columns(engine: Engine) -> dict[str, dict[str, tuple[str, bool, bool]]]:
     out: dict[str, dict[str, tuple[str, bool, bool]]] = {}
-    with engine._runtime.store.engine.connect() as conn:
+    with runtime_of(engine).store.engine.connect() as conn:
         names = [
             r[0]
             for r in conn.execute(
@@ -161,7 +162,8 @@ def test_sqlmodel_tables_match_the_migrated_schema(engine: Engine) -> None:
     for name, table in modelled.items():
         columns = {}
         for c in table.columns:
-            affinity = _affinity(str(c.type.compile(dialect=engine._runtime.store.engine.dialect)))
+            dialect = runtime_of(engine).store.engine.dialect
+            affinity = _affinity(str(c.type.compile(dialect=dialect)))
             columns[c.name] = (affinity, c.primary_key)
         assert set(columns) == set(migrated[name]), name
         for col_name, (affinity, not_null, pk) in migrated[name].items():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from app import Engine
+from app.engine import runtime_of
+from app.index.service import RETRIEVAL
 
 from .index_helpers import VectorStandIn
 
@@ -123,7 +125,7 @@ def test_semantic_tape_hits_are_smoothed_and_fused_with_full_text(engine: Engine
         "s",
         ["hello", "We adopted a beagle puppy.", "What a cute dog!", "bye", "see you"],
     )
-    engine._runtime.services["retrieval"] = _KeywordVectors("beagle")
+    runtime_of(engine).services.put(RETRIEVAL, _KeywordVectors("beagle"))
     sem = engine.search("a", "dog breed", scope="tape", mode="semantic").hits
     assert sem[0].id == ids[1] and sem[0].why["semantic"] == 0.9
     by_id = {h.id: h for h in sem}
@@ -139,7 +141,8 @@ def test_semantic_tape_hits_are_smoothed_and_fused_with_full_text(engine: Engine
 
 
 def test_weighted_fusion_lets_the_heavier_list_lead() -> None:
-    from app.recall.search import RRF_K, fuse
+    from app.recall.fusion import SEARCH_K as RRF_K
+    from app.recall.fusion import fuse
 
     lists = {"fulltext": [(1, 3.0), (2, 1.0)], "semantic": [(2, 0.9), (1, 0.2)]}
     even = fuse(lists)

@@ -21,7 +21,7 @@ import pytest
 from app import Engine
 from app.clock import ManualClock
 from app.errors import TapemindError
-from app.events.bus import Event
+from app.events import Event
 from app.models import AgentSettings
 
 

@@ -7,11 +7,13 @@ import threading
 from pathlib import Path
 
 from app import Engine
+from app.engine import runtime_of
 from app.host.background import register_default_jobs
 from app.host.connect import open_home, own_home
 from app.host.server import Host
 from app.index import IndexStatus
 from app.index.embedders import HashingEmbedder
+from app.index.service import RETRIEVAL
 
 
 def test_host_job_embeds_new_rows_and_remote_calls_see_them(home: Path) -> None:
@@ -66,7 +68,7 @@ def test_the_host_loads_the_model_and_opens_the_index_before_the_first_query(hom
     first.close()
     model = CountingEmbedder()
     engine, lock = own_home(home, embedder=model)
-    retrieval = engine._rt.services["retrieval"]
+    retrieval = runtime_of(engine).services.get(RETRIEVAL)
     host = Host(engine, lock, port=0)
     assert "warm-up" in register_default_jobs(host)
     assert not retrieval.opened and model.queries == []
@@ -87,4 +89,4 @@ def test_the_host_loads_the_model_and_opens_the_index_before_the_first_query(hom
 
 def test_warm_up_leaves_a_home_without_an_index_alone(engine: Engine) -> None:
     assert engine.warm_up() is False
-    assert not engine._rt.services["retrieval"].opened
+    assert not runtime_of(engine).services.get(RETRIEVAL).opened

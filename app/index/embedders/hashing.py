@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.index.embedders.base import Vectors, normalise
-from app.text.normalize import CJK_LETTERS
+from app.text import CJK_LETTERS
 
 _CJK = CJK_LETTERS
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")

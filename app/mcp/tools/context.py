@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from app.mcp.tools.base import ToolArgs, engine_method, given
-from app.recall.context import dropped_summary
+from app.mcp.tools.base import ToolArgs, given
+from app.recall import dropped_summary
 
 NAME = "context"
 DESCRIPTION = (
@@ -42,7 +42,7 @@ class Args(ToolArgs):
 
 
 def run(engine: Any, agent: str, args: Args) -> Any:
-    method = engine_method(engine, "context", NAME)
+    method = engine.context
     block = method(
         agent, **given(thread=args.thread, user=args.user, query=args.query, budget=args.budget)
     )

