@@ -42,8 +42,13 @@ def _turn(key: str) -> str:
     return f"turn-{key}"
 
 
-def seed(engine: Engine, clock: ManualClock, scenario: dict[str, Any]) -> dict[str, int]:
-    """Remember a scenario's memories as its agent; returns key -> memory id."""
+def seed(
+    engine: Engine, clock: ManualClock, scenario: dict[str, Any], *, structure: bool = True
+) -> dict[str, int]:
+    """Remember a scenario's memories as its agent; returns key -> memory id. Without
+    `structure`, the `used` reports and parents are left out (meaning alone)."""
+    if not structure:
+        scenario = {**scenario, "used": [], "parents": {}}
     from app.confront import ARBITER, KeepAll
 
     agent = scenario["agent"]
@@ -157,7 +162,9 @@ def score_citations(p: Proposal, point: dict[int, str], out: Score) -> None:
         out.unsupported_steps += bad > 0
 
 
-def run_file(path: Path, progress: Callable[[str], None] = lambda _m: None) -> Score:
+def run_file(
+    path: Path, progress: Callable[[str], None] = lambda _m: None, *, structure: bool = True
+) -> Score:
     """Seed every scenario of `path` into a fresh home, run insights, score."""
     total = Score()
     with tempfile.TemporaryDirectory(prefix="tapemind-bench-insights-") as tmp:
@@ -166,7 +173,7 @@ def run_file(path: Path, progress: Callable[[str], None] = lambda _m: None) -> S
         try:
             for scenario in load(path):
                 agent = scenario["agent"]
-                ids = seed(engine, clock, scenario)
+                ids = seed(engine, clock, scenario, structure=structure)
                 key_of = {v: k for k, v in ids.items()}
                 gold: dict[str, set[str]] = {}
                 for m in scenario["memories"]:

@@ -230,9 +230,59 @@ def skill_show(state: State, name: str, agent: str, version: int | None) -> None
     click.echo(printable(text, keep_newlines=True))
 
 
+# -- `tapemind bench insights` ----------------------------------------------------------
+
+BENCH_DATA = Path("bench") / "data"
+
+
+@click.command("insights")
+@click.option(
+    "--data",
+    "paths",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Labelled scenarios (JSON Lines; default: bench/data/insights.jsonl, the dev set).",
+)
+@click.option(
+    "--holdout",
+    is_flag=True,
+    help="Also score bench/data/insights_holdout.jsonl, the held-out set (once, at the end).",
+)
+@click.option("--meaning-only", is_flag=True, help="Leave out the data's use reports and lineage.")
+@json_option
+@pass_state
+def bench_insights(
+    state: State, paths: tuple[Path, ...], holdout: bool, meaning_only: bool
+) -> None:
+    """Insights on labelled memories: precision and recall of the groups and pairs found,
+    and draft steps citing a memory that does not support them (target 0)."""
+    from app.benchmarks.insights import format_report, run_file
+
+    chosen = list(paths) or [BENCH_DATA / "insights.jsonl"]
+    if holdout:
+        chosen.append(BENCH_DATA / "insights_holdout.jsonl")
+    for path in chosen:
+        if not path.is_file():
+            raise InvalidInput(
+                f"{path} does not exist: run from the repository root, or give --data FILE."
+            )
+    results = {
+        path.stem: run_file(path, lambda m: click.echo(m, err=True), structure=not meaning_only)
+        for path in chosen
+    }
+    if state.as_json:
+        emit_json({name: {**score.figures(), "proposals": score.proposals,
+                          "labelled_groups": score.labelled_groups, "steps": score.steps}
+                   for name, score in results.items()})  # fmt: skip
+        return
+    click.echo(format_report(results))
+
+
 def register(cli: click.Group) -> None:
+    from app.cli.bench_cmds import bench
     from app.cli.host_cmds import skill
 
     cli.add_command(insights)
     skill.add_command(skill_list)
     skill.add_command(skill_show)
+    bench.add_command(bench_insights)
