@@ -700,6 +700,8 @@ class Engine:
 
 
 def runtime_of(engine: Engine) -> Runtime:
-    """The runtime under an engine, for the engine's own packages (demo seeding,
-    benchmarks); not a public API."""
+    """The runtime under `engine`, for the engine's own tooling and white-box tests: demo
+    seeding and benchmarks that write a home's history in bulk. Never for clients: the
+    CLI, the MCP server and the app use Engine's methods only (import-linter checks that
+    the CLI and the app import nothing but `app` and `app.host`)."""
     return engine._rt

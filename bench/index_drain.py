@@ -97,7 +97,7 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix="tm-drain-"))
         try:
             engine = build(tmp / "home", args.embedder, args.rows)
-            svc = retrieval_of(engine)
+            svc = retrieval_of(runtime_of(engine))
             svc.register_embedder(args.embedder, embedder)
             with runtime_of(engine).read() as s:
                 items = index_rows.live_after(s, "tape", 0, args.rows) + index_rows.live_after(

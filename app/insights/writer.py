@@ -14,16 +14,14 @@ the memories they rest on. Nothing it says is taken on trust:
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from app.confront import LLM_API_KEY_ENV, parse_llm
+from app.chat import LLM_API_KEY_ENV, complete, json_in, parse_llm
 
 from .evidence import PoolMemory
 from .records import SkillDraft, SkillStep
@@ -37,7 +35,6 @@ MAX_STEPS = 12
 # and keeps a step that combines two memories (each then further from it than a
 # paraphrase). Not measured on model output: no model runs offline here.
 SUPPORTED = 0.20
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 _SYSTEM = (
     "You turn an AI agent's related memories into a skill: a short procedure the agent "
@@ -60,27 +57,14 @@ class Written:
 
 
 def _chat(base_url: str, model: str, prompt: str) -> str:
-    import httpx  # here, not at import: only writing with an LLM needs it
-
-    key = os.environ.get(LLM_API_KEY_ENV)
-    resp = httpx.post(
-        base_url.rstrip("/") + "/chat/completions",
-        json={
-            "model": model,
-            "temperature": 0,
-            "messages": [
-                {"role": "system", "content": _SYSTEM},
-                {"role": "user", "content": prompt},
-            ],
-        },
-        headers={"Authorization": f"Bearer {key}"} if key else {},
+    return complete(
+        base_url,
+        model,
+        _SYSTEM,
+        prompt,
+        api_key=os.environ.get(LLM_API_KEY_ENV) or None,
         timeout=TIMEOUT_S,
     )
-    resp.raise_for_status()
-    content = resp.json()["choices"][0]["message"]["content"]
-    if not isinstance(content, str):
-        raise TypeError("message content is not text")
-    return content
 
 
 def prompt(members: Sequence[PoolMemory]) -> str:
@@ -138,8 +122,7 @@ def check_steps(
 
 
 def _model_draft(answer: str, fallback: SkillDraft, steps: list[SkillStep]) -> SkillDraft:
-    match = _JSON.search(answer)
-    data: Any = json.loads(match.group(0) if match else answer)
+    data: Any = json_in(answer)
     name = slug(str(data.get("name", "")).split())
     if not NAME.match(name or "-") or name in RESERVED:
         name = fallback.name
@@ -171,8 +154,7 @@ def write(
     model, base_url = parse_llm(llm)
     try:
         answer = _chat(base_url, model, prompt(members))
-        match = _JSON.search(answer)
-        data: Any = json.loads(match.group(0) if match else answer)
+        data: Any = json_in(answer)
         if not isinstance(data, dict):
             raise ValueError("the answer is not a JSON object")
         steps, dropped_cites, dropped_steps = check_steps(data.get("steps"), members, embed)

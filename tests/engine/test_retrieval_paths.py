@@ -18,6 +18,7 @@ from app import Engine
 from app.benchmarks.latency import export_file
 from app.benchmarks.synth import SynthMemory
 from app.clock import ManualClock
+from app.engine import runtime_of
 from app.index.service import RetrievalService
 from app.index.service import of as retrieval_of
 
@@ -113,7 +114,7 @@ def test_context_routes_and_recall_record(big: Engine, home: Path) -> None:
 
 def test_hybrid_results_are_the_same_with_and_without_the_worker(big: Engine) -> None:
     big.run_indexer()
-    svc = retrieval_of(big)
+    svc = retrieval_of(runtime_of(big))
     assert isinstance(svc, RetrievalService)
     threaded = big.search(AGENT, "walk after coffee", mode="hybrid", limit=10)
     context = big.context(AGENT, query="walk after coffee")

