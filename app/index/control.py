@@ -100,9 +100,9 @@ def _stall(
         return recorded
     if (indexed["memory"] or indexed["tape"]) and not svc.vectors.present:
         return IndexStall(_changed_at(svc), "missing", f"{svc.path} holds no index")
-    owner = svc.vectors.owner()
-    if owner is not None and svc.vectors.home_id is not None and owner != svc.vectors.home_id:
-        return IndexStall(_changed_at(svc), "foreign", f"{svc.path} belongs to home {owner}")
+    seen = svc.vectors.probe()
+    if seen is not None:
+        return IndexStall(_changed_at(svc), seen[0], seen[1])
     return None
 
 

@@ -83,7 +83,7 @@ def service_of(rt: Runtime) -> RetrievalService:
     return service
 
 
-class _Run:
+class IndexerRun:
     """The state of one run: the models written to and the tallies."""
 
     def __init__(self, rt: Runtime, service: RetrievalService, offload_from: int) -> None:
@@ -344,9 +344,9 @@ def _run_once(
     started = time.perf_counter()
     budget = max_rows if max_rows is not None else 1 << 62
     threshold = offload.OFFLOAD_FROM if offload_from is None else offload_from
-    run = _Run(rt, svc, threshold)
-    if recovery.missing(rt, svc, run.active.name):
-        recovery.heal(rt, svc, "missing")
+    run = IndexerRun(rt, svc, threshold)
+    if (why := recovery.needs_heal(rt, svc, run.active.name)) is not None:
+        recovery.heal(rt, svc, why)
     run.remember_dims()
     mode: str | None = None
     if reconcile is not False:

@@ -30,6 +30,7 @@ from app.index.vectors import KINDS
 from app.runtime import Runtime
 
 HEAL_AFTER_CRASHES = 3
+HEALING = "rebuilding from the database"  # the detail of a stall a heal records
 BACKOFF_MAX_S = 60.0
 VERIFY_BATCH = 256
 # Faults after which the store process is kept: it did not fail, it was refused or paused.
@@ -62,13 +63,21 @@ def must_heal(svc: RetrievalService, exc: StoreFault) -> bool:
     return exc.fault == "crashed" and crashes + 1 >= HEAL_AFTER_CRASHES
 
 
-def missing(rt: Runtime, svc: RetrievalService, model: str) -> bool:
-    """The ledger records vectors of `model` but the index directory holds none."""
-    if svc.vectors.present:
-        return False
+def needs_heal(rt: Runtime, svc: RetrievalService, model: str) -> str | None:
+    """Why the index must be rebuilt before this run writes to it, if it must: the
+    ledger records vectors of `model` but the directory holds no index ("missing"), its
+    database file is empty or truncated, or a search found it unreadable ("damaged")."""
     with rt.read() as s:
         counts = rows.indexed_counts(s, model)
-    return bool(counts["memory"] or counts["tape"])
+        recorded = svc.stalls.current(s)
+    if not svc.vectors.present:
+        return "missing" if counts["memory"] or counts["tape"] else None
+    seen = svc.vectors.probe()
+    if seen is not None and seen[0] == "damaged":
+        return "damaged"
+    if recorded is not None and recorded.because == "damaged" and recorded.detail != HEALING:
+        return "damaged"
+    return None
 
 
 def heal(rt: Runtime, svc: RetrievalService, because: str) -> None:
@@ -86,7 +95,7 @@ def heal(rt: Runtime, svc: RetrievalService, because: str) -> None:
         rows.set_json(s, rows.META_HEALED, {"at": rt.now_iso(), "because": because})
     svc.reconciled = True  # an empty index: nothing to reconcile
     svc.last_reconcile = time.monotonic()
-    svc.stalls.note(rt, because, "rebuilding from the database")
+    svc.stalls.note(rt, because, HEALING)
 
 
 def stalled(rt: Runtime, svc: RetrievalService, exc: BaseException) -> IndexStall:

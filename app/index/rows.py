@@ -334,6 +334,12 @@ def count_missing(s: Session, model: str) -> int:
     return total
 
 
+def ledger_agents(s: Session, model: str, kind: str) -> dict[int, int]:
+    """Every ledger row of `model` and `kind`: item id -> agent id."""
+    sql = "SELECT item_id, agent_id FROM index_rows WHERE model = ? AND kind = ?"
+    return {int(r[0]): int(r[1]) for r in dbapi(s).execute(sql, (model, kind))}
+
+
 def drop_ledger(s: Session, model: str) -> None:
     _exec(s, "DELETE FROM index_rows WHERE model = :m", {"m": model})
 

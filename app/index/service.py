@@ -364,6 +364,8 @@ class RetrievalService:
             return []
         if not self.vectors.present:
             raise not_ready(IndexNotReady, "missing", str(self.path))
+        if (seen := self.vectors.probe()) is not None:
+            raise not_ready(IndexNotReady, seen[0], str(self.path))
         try:
             k = _first_k(n)
             raw: list[tuple[int, float]] | None = None
@@ -388,7 +390,8 @@ class RetrievalService:
         except (IndexNotReady, InvalidInput):
             raise
         except StoreFault as exc:
-            log.warning("vector index query failed: %s (%s)", exc.fault, exc.detail)
+            if exc.fault in ("damaged", "crashed", "mismatch"):
+                self.stalls.note(self._rt, exc.fault, exc.detail)  # the indexer heals it
             raise not_ready(IndexNotReady, exc.fault, str(self.path)) from None
         except Exception as exc:  # a broken or concurrently dropped collection
             log.warning("vector index query failed: %s", type(exc).__name__)

@@ -88,6 +88,9 @@ class RemoteIndex:
     def self_check(self, kind: str, rows: Sequence[tuple[str, int]]) -> dict[str, Any]:
         return dict(self._call("self_check", kind, [(str(a), int(i)) for a, i in rows]))
 
+    def vectors(self, kind: str, rows: Sequence[tuple[str, int]]) -> dict[int, Any]:
+        return dict(self._call("vectors", kind, [(str(a), int(i)) for a, i in rows]))
+
     def cover(self, kind: str, rows: Sequence[tuple[str, int]]) -> int:
         return int(self._call("cover", kind, [(str(a), int(i)) for a, i in rows]))
 
@@ -111,6 +114,34 @@ class VectorStore:
     def present(self) -> bool:
         """Whether the directory holds an index (chromadb's database file)."""
         return (self.path / DATABASE_FILE).exists()
+
+    def probe(self) -> tuple[str, str] | None:
+        """What the directory shows without opening the index: ("damaged", why) for a
+        chromadb database file that is empty, not SQLite, or shorter than its header
+        says (truncated); ("foreign", why) for another home's index; else None. A few
+        bytes read: cheap enough for every query."""
+        db = self.path / DATABASE_FILE
+        try:
+            with db.open("rb") as fh:
+                head = fh.read(100)
+                size = fh.seek(0, 2)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return ("damaged", f"{db} cannot be read: {exc.strerror}")
+        if not head:
+            return ("damaged", f"{db} is empty")
+        if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+            return ("damaged", f"{db} is not an SQLite database")
+        page = int.from_bytes(head[16:18], "big") or 65536
+        pages = int.from_bytes(head[28:32], "big")
+        # The header's page count holds when written by the same change as the header.
+        if head[24:28] == head[92:96] and size < pages * page:
+            return ("damaged", f"{db} is truncated ({size} of {pages * page} bytes)")
+        owner = self.owner()
+        if owner is not None and self.home_id is not None and owner != self.home_id:
+            return ("foreign", f"the index in {self.path} belongs to home {owner}")
+        return None
 
     def owner(self) -> str | None:
         """The home id recorded beside the vectors (None: not recorded, or unreadable)."""

@@ -264,6 +264,20 @@ class VectorIndex:
             "uncovered": uncovered,
         }
 
+    def vectors(self, kind: Kind, rows: Sequence[tuple[str, int]]) -> dict[int, Any]:
+        """The stored vectors of `rows`, (agent, id), that the index holds."""
+        out: dict[int, Any] = {}
+        with self._lock:
+            for agent in sorted({str(a) for a, _ in rows}):
+                collection = self._collection(kind, agent, create=False)
+                if collection is None:
+                    continue
+                wanted = [str(int(i)) for a, i in rows if str(a) == agent]
+                got = collection.get(ids=wanted, include=["embeddings"])
+                for i, vector in zip(got["ids"], got["embeddings"], strict=True):
+                    out[int(i)] = np.asarray(vector, dtype=np.float32)
+        return out
+
     def cover(self, kind: Kind, rows: Sequence[tuple[str, int]]) -> int:
         """Compare rows the graph cannot find, (agent, id), with every query exactly
         from now on; returns how many were not covered yet."""
