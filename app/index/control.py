@@ -50,6 +50,16 @@ class IndexStatus:
     healed: Mapping[str, Any] | None = None  # the last rebuild after damage: {at, because}
 
 
+def current_stall(rt: Runtime) -> IndexStall | None:
+    """Why the index is not keeping up, since when (None: it is), without opening it:
+    what the indexer or a search recorded, or what the directory shows."""
+    svc = service_of(rt)
+    with rt.read() as s:
+        recorded = svc.stalls.current(s)
+        indexed = rows.indexed_counts(s, svc.active(s).name)
+    return _stall(rt, svc, recorded, indexed)
+
+
 def status(rt: Runtime) -> IndexStatus:
     svc = service_of(rt)
     with rt.read() as s:

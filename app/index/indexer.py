@@ -347,6 +347,7 @@ def _run_once(
     run = IndexerRun(rt, svc, threshold)
     if (why := recovery.needs_heal(rt, svc, run.active.name)) is not None:
         recovery.heal(rt, svc, why)
+    svc.vectors.prestart()  # its start overlaps with the reconcile's SQL and embedding
     run.remember_dims()
     mode: str | None = None
     if reconcile is not False:

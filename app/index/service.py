@@ -298,6 +298,7 @@ class RetrievalService:
         agent_id = arow.id
         if not rows.has_indexed(s, embedder.name, kind, agent_id) or not self.vectors.present:
             return None  # nothing to find: semantic_search answers without embedding
+        self.vectors.prestart()  # starts while the query is embedded
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tm-query")
@@ -366,6 +367,7 @@ class RetrievalService:
             raise not_ready(IndexNotReady, "missing", str(self.path))
         if (seen := self.vectors.probe()) is not None:
             raise not_ready(IndexNotReady, seen[0], str(self.path))
+        self.vectors.prestart()  # starts while the query is embedded
         try:
             k = _first_k(n)
             raw: list[tuple[int, float]] | None = None

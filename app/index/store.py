@@ -215,6 +215,12 @@ class VectorStore:
         `vector_child`); returns how many."""
         return int(self.call("prune"))
 
+    def prestart(self) -> None:
+        """Start the store process ahead of the first call, when there is an index to
+        serve (`VectorProcess.prestart`)."""
+        if self.present:
+            self.process.prestart()
+
     def ping(self) -> dict[str, Any]:
         """The store process's pid and resident memory (starts it if none runs)."""
         return dict(self.call("ping", read=True))

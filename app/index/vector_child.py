@@ -19,6 +19,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from app.index import exact, vectors
 from app.index.exact import ExactCover
 from app.index.vectors import VectorIndex, VectorIndexError, open_client
 
@@ -62,6 +63,18 @@ def summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:300]}"
 
 
+def _rss_mb() -> float:
+    """This process's resident set in MiB (0.0 where /proc cannot tell)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
 class _Store:
     """The chromadb client of one index directory and the VectorIndex of each model."""
 
@@ -85,9 +98,8 @@ class _Store:
 
     def run(self, op: str, args: tuple[Any, ...]) -> Any:
         if op == "ping":
-            from app.index.embedders.process import rss_mb
-
-            return {"pid": os.getpid(), "rss_mb": rss_mb()}
+            self.client()  # a warm-up opens the index
+            return {"pid": os.getpid(), "rss_mb": _rss_mb()}
         if op == "index":
             model, dim, method, params = args
             if method not in METHODS:
@@ -154,10 +166,19 @@ class _Store:
             self._client = None
 
 
-def serve(conn: Any, path: str) -> None:
+def settings() -> dict[str, Any]:
+    """What the host tells a new store process: where exact search ends, the graph of new
+    collections (module settings of the host's, so the store follows them)."""
+    return {"exact_upto": exact.EXACT_UPTO, "hnsw": dict(vectors.HNSW)}
+
+
+def serve(conn: Any, path: str, given: dict[str, Any] | None = None) -> None:
     """The process's main loop (the target of the spawned process)."""
     with contextlib.suppress(ValueError, OSError):  # not the main thread: keep SIGINT
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if given:
+        exact.EXACT_UPTO = int(given.get("exact_upto", exact.EXACT_UPTO))
+        vectors.HNSW = dict(given.get("hnsw", vectors.HNSW))
     store = _Store(Path(path))
     try:
         while True:

@@ -83,7 +83,8 @@ def _context() -> Any:
 
     if sys.platform.startswith("linux") and not getattr(sys, "frozen", False):
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["app.index.vector_child", "chromadb"])
+        # "__main__" too: else each store process imports the program's main module again.
+        ctx.set_forkserver_preload(["__main__", "app.index.vector_child", "chromadb"])
         return ctx
     return multiprocessing.get_context("spawn")
 
@@ -96,7 +97,7 @@ class _Child:
         host_end, child_end = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(
             target=vector_child.serve,
-            args=(child_end, str(path)),
+            args=(child_end, str(path), vector_child.settings()),
             name="tapemind-vectors",
             daemon=True,
         )
@@ -272,6 +273,19 @@ class VectorProcess:
                 child = self._child = _Child(self.path)
                 self.started += 1
             return child
+
+    def prestart(self) -> None:
+        """Start the store process now, on a thread of its own, when none runs: its
+        imports (chromadb: a second or more of CPU) overlap with the caller's work until
+        its first call (embedding, a full-text query). It opens nothing yet."""
+        if self._child is not None or self.closed or time.monotonic() < self._restart_at:
+            return
+
+        def start() -> None:
+            with contextlib.suppress(StoreFault):
+                self._current()
+
+        threading.Thread(target=start, name="tapemind-vectors-start", daemon=True).start()
 
     def call(self, op: str, *args: Any, patience: float, limit: float) -> Any:
         """Run `op` in the store; its result. Raises StoreFault when the store answered

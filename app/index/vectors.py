@@ -39,6 +39,8 @@ _PAGE = 10_000
 # are exact ties of it: identical texts have identical vectors).
 SELF_K = 10
 _TIE = 1e-4
+# The graph of new collections: chromadb's defaults (16 neighbours, ef 100), cosine space.
+HNSW: dict[str, Any] = {"space": "cosine"}
 
 
 def open_client(path: str | Path) -> Any:
@@ -123,7 +125,7 @@ class VectorIndex:
                     "kind": kind,
                     AGENT_KEY: agent,
                 },
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": dict(HNSW)},
             )
         return self._collections.get(key)
 
