@@ -143,7 +143,9 @@ def rebuild(rt: Runtime, model: str | None = None) -> IndexStatus:
     if spec is None:
         with rt.read() as s:
             spec = svc.spec(s)
-    embedder = svc.make(spec)
+        embedder = current  # the model queries use now (an injected one included)
+    else:
+        embedder = svc.make(spec)
     try:
         embedder.embed_query("probe")  # fail now, not in the background
     except Exception as exc:
