@@ -154,11 +154,11 @@ def descendants(pid: int) -> list[int]:
     todo = [pid]
     while todo:
         parent = todo.pop()
-        try:
-            found = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
-        except OSError:
-            continue
-        kids = [int(k) for k in found]
+        kids = []
+        # A child belongs to the thread that started it: read every thread's list.
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                kids += [int(k) for k in (task / "children").read_text().split()]
         out.extend(kids)
         todo.extend(kids)
     return out
