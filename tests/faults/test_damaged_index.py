@@ -78,9 +78,9 @@ def _findable(eng: Engine, rows: list[tuple[str, str]]) -> list[str]:
     lost = []
     with rt.read() as s:
         arow = agent_row(s, "a")
-        ids = {
-            ("tape", e.text): e.id for e in eng.tape("a", limit=1000)
-        } | {("memory", m.text): m.id for m in eng.memories("a", limit=1000)}
+        ids = {("tape", e.text): e.id for e in eng.tape("a", limit=1000)} | {
+            ("memory", m.text): m.id for m in eng.memories("a", limit=1000)
+        }
         for kind, text in rows:
             near = service.semantic_search(s, arow, kind, text, Filters(), 3)
             if ids[(kind, text)] not in [i for i, _ in near]:
@@ -192,7 +192,9 @@ def test_the_cli_rebuilds_a_truncated_index_the_issue_way(home: Path) -> None:
     assert "index rebuild" in refused.stderr
     ok(cli(home, "index", "rebuild"))
     assert_clean_check(home)
-    assert "用户喜欢喝绿茶" in ok(cli(home, "search", "--agent", "cc", "--mode", "semantic", "喝茶"))
+    assert "用户喜欢喝绿茶" in ok(
+        cli(home, "search", "--agent", "cc", "--mode", "semantic", "喝茶")
+    )
     os.truncate(home / "index" / "chroma.sqlite3", 30_000)
     ran = ok(cli(home, "index", "run"))  # the indexer heals it on its way
     assert "2 embedded" in ran
