@@ -215,7 +215,7 @@ def _rebuild(db: Path) -> tuple[str, ...]:
         done.append("every index (REINDEX)")
         tables = [
             r[0]
-            for r in conn.execute("SELECT name FROM sqlite_master WHERE sql LIKE '%USING fts5%'")
+            for r in conn.execute("SELECT name FROM sqlite_master WHERE sql LIKE '%USING fts5(%'")
         ]
         for table in tables:
             conn.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")

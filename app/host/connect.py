@@ -81,6 +81,10 @@ def open_home(
             # Not a home (yet): let the Engine say what to do, without leaving a lock file.
             return OpenHome(Engine.open(path, **engine_options), None)
         homes.check_openable(path, create=True)
+    elif not (read_holder(path) or {}).get("url"):
+        # No host to go through: a database that is not ours, empty or damaged is refused
+        # before a lock file is made beside it.
+        homes.check_openable(path, create=False)
     deadline = time.monotonic() + wait_s
     while True:
         lock = HomeLock(path, role)
