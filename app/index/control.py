@@ -160,11 +160,11 @@ def rebuild(rt: Runtime, model: str | None = None) -> IndexStatus:
                     rows.drop_ledger(s, name)
                 rows.set_meta(s, rows.META_TARGET, None)
                 rows.set_meta(s, rows.META_CURSOR, None)
-                rows.set_meta(s, rows.META_VERIFY, None)
                 rows.requeue_missing(s, current.name, rt.now_iso())
                 if model and rt.services.get(EMBEDDER) is None:
                     rows.set_meta(s, rows.META_EMBEDDER, spec)
             svc.reconciled = True  # an empty index: nothing to reconcile
+            svc.verify_cursor.clear()
             recovery.recovered(rt, svc)
         return status(rt)
     with svc.writer_lock, rt.write() as s:

@@ -91,8 +91,8 @@ def heal(rt: Runtime, svc: RetrievalService, because: str) -> None:
         rows.requeue_missing(s, active, rt.now_iso())
         if rows.get_meta(s, rows.META_TARGET):
             rows.set_json(s, rows.META_CURSOR, {"memory": 0, "tape": 0, "done": []})
-        rows.set_meta(s, rows.META_VERIFY, None)
         rows.set_json(s, rows.META_HEALED, {"at": rt.now_iso(), "because": because})
+    svc.verify_cursor.clear()
     svc.reconciled = True  # an empty index: nothing to reconcile
     svc.last_reconcile = time.monotonic()
     svc.stalls.note(rt, because, HEALING)
@@ -129,28 +129,29 @@ def error_for(stall: IndexStall, where: str) -> TapemindError:
 
 def verify(rt: Runtime, svc: RetrievalService, model: Embedder, budget: int) -> tuple[int, int]:
     """Search for up to `budget` indexed rows by their own vector, continuing where the
-    last call stopped; cover the ones the graph misses and queue again the ones the
-    index lacks. Returns (rows verified, rows newly covered)."""
-    with rt.read() as s:
-        cursor = rows.get_json(s, rows.META_VERIFY) or {}
-    mine = dict(cursor.get(model.name) or {})
+    last call of this process stopped; cover the ones the graph misses and queue again
+    the ones the index lacks. Returns (rows verified, rows newly covered).
+
+    Each process verifies every row once: which rows a graph misses changes when chromadb
+    loads it again (rows added since its last save are inserted anew), so rows covered
+    by an earlier process stay covered and this one adds those its graph misses."""
+    mine = svc.verify_cursor.setdefault(model.name, {})
     index = svc.index(model)
     done = covered = 0
     for kind in KINDS:
         if done >= budget:
             break
         with rt.read() as s:
-            batch = rows.ledger_after(s, model.name, kind, int(mine.get(kind, 0)), budget - done)
+            batch = rows.ledger_after(s, model.name, kind, mine.get(kind, 0), budget - done)
         if not batch:
             continue
         report = index.self_check(kind, [(str(a), i) for i, a in batch])
         if report["uncovered"]:
             covered += index.cover(kind, report["uncovered"])
         absent = [(kind, int(i), int(a)) for a, i in report["absent"]]
+        if absent:
+            with rt.write() as s:
+                rows.forget_indexed(s, model.name, absent, rt.now_iso())
         mine[kind] = batch[-1][0]
         done += len(batch)
-        with rt.write() as s:
-            rows.forget_indexed(s, model.name, absent, rt.now_iso())
-            rows.set_json(s, rows.META_VERIFY, {**cursor, model.name: mine})
-            cursor = {**cursor, model.name: mine}
     return done, covered

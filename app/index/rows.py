@@ -30,7 +30,6 @@ META_CURSOR = "index.rebuild_cursor"  # JSON {"memory": last id, "tape": last id
 META_LAST_RUN = "index.last_run"  # JSON stats of the last indexer run
 META_DIMS = "index.dims"  # JSON {model name: dimension}, learned when an index opens
 META_HEALED = "index.healed"  # JSON {"at", "because"}: the last rebuild after damage
-META_VERIFY = "index.verify_cursor"  # JSON {model: {kind: last item id verified}}
 
 _KIND_IN = ", ".join(f"'{k}'" for k in EMBEDDED_KINDS)
 _STATUS_IN = ", ".join(f"'{s}'" for s in LIVE_STATUSES)

@@ -124,6 +124,8 @@ class RetrievalService:
         self.stalls = Stalls()
         self.failures = 0
         self.retry_at = 0.0
+        # {model: {kind: last item id}} the background verification reached (`recovery`).
+        self.verify_cursor: dict[str, dict[str, int]] = {}
         self._unsubscribe = rt.bus.subscribe(self._on_event)
 
     # -- models ----------------------------------------------------------------------
