@@ -249,8 +249,11 @@ class Engine:
         turn: str | None = None,
         user: str | None = None,
         actor: str = "agent",
+        key: str | None = None,
     ) -> RememberResult:
-        """Offer a durable conclusion; see `app.confront.offer.remember` for the refusals."""
+        """Offer a durable conclusion; see `app.confront.offer.remember` for the refusals.
+        `key` (the caller's): a retry with the same key returns the first call's result
+        and writes nothing."""
         return remember_memory(
             self._rt,
             agent,
@@ -263,6 +266,7 @@ class Engine:
             turn=turn,
             user=user,
             actor=actor,
+            key=key,
         )
 
     def memory(self, memory_id: int, *, agent: str | None = None) -> MemoryDetail:
