@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.index import embedders, rows
+    from app.index.background import indexer_job, indexer_loop
     from app.index.check import IndexCheck, KindCheck
     from app.index.check import check as check_index
     from app.index.control import IndexStatus, RebuildProgress, current_stall, rebuild, status
     from app.index.embedders import queries_are_documents
     from app.index.embedders.process import rss_mb
-    from app.index.indexer import IndexerStats, indexer_job, indexer_loop, run_indexer_once
+    from app.index.indexer import IndexerStats, run_indexer_once
     from app.index.service import (
         EMBEDDER,
         RETRIEVAL,
@@ -54,8 +55,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "check_index": ("app.index.check", "check"),
     "current_stall": ("app.index.control", "current_stall"),
     "embedders": ("app.index.embedders", None),
-    "indexer_job": ("app.index.indexer", "indexer_job"),
-    "indexer_loop": ("app.index.indexer", "indexer_loop"),
+    "indexer_job": ("app.index.background", "indexer_job"),
+    "indexer_loop": ("app.index.background", "indexer_loop"),
     "of": ("app.index.service", "of"),
     "queries_are_documents": ("app.index.embedders", "queries_are_documents"),
     "rebuild": ("app.index.control", "rebuild"),

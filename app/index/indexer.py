@@ -24,7 +24,6 @@ A run:
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,7 +64,7 @@ class IndexerStats:
     verified: int = 0  # indexed rows searched for by their own vector (background runs)
 
 
-def _runtime(engine_or_rt: Any) -> Runtime:
+def runtime_of_engine(engine_or_rt: Any) -> Runtime:
     if isinstance(engine_or_rt, Runtime):
         return engine_or_rt
     rt = getattr(engine_or_rt, "_rt", None)
@@ -300,7 +299,7 @@ def run_indexer_once(
     store failed otherwise) when not in the background; nothing is lost either way.
     Safe to call from a background thread; runs in one process are serialised.
     """
-    rt = _runtime(engine_or_rt)
+    rt = runtime_of_engine(engine_or_rt)
     svc = service_of(rt)
     with svc.writer_lock:
         if background and time.monotonic() < svc.retry_at:
@@ -400,54 +399,7 @@ def _run_once(
     return stats
 
 
-def indexer_job(interval_s: float = 2.0, max_rows: int = 2048) -> tuple[str, float, Any]:
-    """The host's job: `host.add_job(*indexer_job())` runs `run_indexer_once(engine,
-    max_rows)` every `interval_s` seconds on the host's job thread (bounded, so other jobs
-    get their turn while a big backlog drains)."""
-
-    def job(engine: Any) -> IndexerStats:
-        return run_indexer_once(engine, max_rows, background=True)
-
-    return ("indexer", interval_s, job)
-
-
 def age_seconds(rt: Runtime, oldest: str | None) -> float | None:
     if oldest is None:
         return None
     return max(0.0, (rt.clock.now() - from_iso(oldest)).total_seconds())
-
-
-# Events after which there is something new to embed: wake the loop at once.
-_WAKE_EVENTS = ("tape_did_append", "memory_did_add", "memory_did_edit")
-
-
-def indexer_loop(
-    engine: Any,
-    stop: threading.Event,
-    *,
-    interval_s: float = 2.0,
-    max_rows: int = 2048,
-) -> None:
-    """Run the indexer until `stop` is set: a background thread's target for a host
-    without a job registry (`threading.Thread(target=indexer_loop, args=(engine, stop))`).
-
-    Wakes at once when rows are appended or remembered, else every `interval_s`; keeps
-    going without pause while a backlog remains. A failing run is logged and retried at
-    the next interval; it never ends the loop."""
-    rt = _runtime(engine)
-    wake = threading.Event()
-    unsubscribe = [rt.bus.subscribe(lambda _e: wake.set(), name) for name in _WAKE_EVENTS]
-    try:
-        while not stop.is_set():
-            wake.clear()
-            try:
-                stats = run_indexer_once(rt, max_rows, background=True)
-                busy = stats.remaining > 0 and stats.stalled is None
-            except Exception:
-                log.exception("indexer run failed")
-                busy = False
-            if not busy:
-                wake.wait(interval_s)
-    finally:
-        for undo in unsubscribe:
-            undo()
