@@ -8,16 +8,21 @@
 from app.text.normalize import CJK_LETTERS, entry_hash, memory_hash, normalise
 from app.text.terms import (
     _IS_CJK,
+    CJK_PARTICLES,
+    STOP_WORDS,
     _words,
     agent_token,
     groups_expression,
     index_tokens,
     query_groups,
+    stem,
 )
 from app.text.tokens import count_tokens
 
 __all__ = [
     "CJK_LETTERS",
+    "CJK_PARTICLES",
+    "STOP_WORDS",
     "_IS_CJK",
     "_words",
     "agent_token",
@@ -28,4 +33,5 @@ __all__ = [
     "memory_hash",
     "normalise",
     "query_groups",
+    "stem",
 ]
