@@ -37,12 +37,25 @@ sys.path.insert(0, str(ROOT))
 os.environ["ANONYMIZED_TELEMETRY"] = "False"
 
 from app import Engine  # noqa: E402
-from app.host.lock import read_holder  # noqa: E402
+from app.host.lock import OWNER_TOKEN_FILE, read_holder  # noqa: E402
 from app.host.remote import RemoteEngine  # noqa: E402
-from app.host.server import OWNER_TOKEN_FILE  # noqa: E402
 
 VERSION = "2026-07-28"
-WORDS = "green tea dark mode PostgreSQL deploy 绿茶 深色模式 数据库 部署 杭州 port 8080".split()
+WORDS = [
+    "green",
+    "tea",
+    "dark",
+    "mode",
+    "PostgreSQL",
+    "deploy",
+    "绿茶",
+    "深色模式",
+    "数据库",
+    "部署",
+    "杭州",
+    "port",
+    "8080",
+]
 
 
 def rss_mb(pid: int) -> float:

@@ -492,6 +492,10 @@ def m011_insights(conn: Connection) -> None:
             PRIMARY KEY (proposal_id, memory_id)
         );
         CREATE INDEX insight_evidence_by_memory ON insight_evidence (memory_id)
+        """,
+    )
+
+
 @migration(14, "retries: a remember carries the caller's key, so a retry is not a second one")
 def m014_remember_keys(conn: Connection) -> None:
     # A host that commits a remember and dies before answering gets the same call again

@@ -24,6 +24,8 @@ from app.db import disk
 from app.errors import HomeBusy
 
 LOCK_NAME = ".lock"
+# The host's owner token, beside the lock (0600): the CLI reads it to go through the host.
+OWNER_TOKEN_FILE = "host-owner.token"
 
 try:
     import fcntl

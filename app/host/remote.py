@@ -129,8 +129,7 @@ class RemoteEngine:
         return from_json(method_hints(fn).get("return", Any), result)
 
     def _again(self, body: dict[str, Any]) -> Any:
-        from app.host.lock import read_holder
-        from app.host.server import OWNER_TOKEN_FILE
+        from app.host.lock import OWNER_TOKEN_FILE, read_holder
 
         deadline = time.monotonic() + RETRY_FOR_S
         while True:

@@ -48,15 +48,13 @@ from app.errors import TapemindError, VaultStillLocked
 from app.host.auth import AgentAuth, AgentTokens
 from app.host.gil import shorten_switch_interval
 from app.host.jobs import Jobs
-from app.host.lock import HomeLock
+from app.host.lock import OWNER_TOKEN_FILE, HomeLock
 from app.host.remote import engine_methods, export_text
 from app.host.tool_calls import ToolCalls
 from app.mcp.server import build_server
 from app.vault import PASSPHRASE_ENV
 
 log = logging.getLogger(__name__)
-
-OWNER_TOKEN_FILE = "host-owner.token"
 
 
 def write_private(path: Path, text: str) -> None:

@@ -17,6 +17,8 @@ from app.index.embedders import HashingEmbedder
 
 from .conftest import cli, ok
 
+pytestmark = pytest.mark.heavy  # subprocesses, a tmpfs, real chromadb
+
 EMB = HashingEmbedder(dim=64)
 COMMANDS = [
     ("index", "status"),

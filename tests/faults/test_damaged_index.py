@@ -21,6 +21,8 @@ from app.runtime import agent_row
 
 from .conftest import assert_clean_check, cli, data_of, ok
 
+pytestmark = pytest.mark.heavy  # subprocesses, a tmpfs, real chromadb
+
 EMB = HashingEmbedder(dim=64)
 TOPICS = ["green tea", "dark mode", "PostgreSQL 14", "绿茶", "深色模式", "数据库迁移", "port 8080"]
 

@@ -15,6 +15,8 @@ from app.engine import runtime_of
 from app.index import RETRIEVAL, exact, vectors
 from app.runtime import agent_ref
 
+pytestmark = pytest.mark.heavy  # subprocesses, a tmpfs, real chromadb
+
 N = 900
 
 

@@ -16,6 +16,8 @@ from app.index.embedders import HashingEmbedder
 
 from .conftest import Disk, assert_clean_check, cli, data_of, ok, wait_for
 
+pytestmark = pytest.mark.heavy  # subprocesses, a tmpfs, real chromadb
+
 FULL = "is full:"
 FREE_SOME = "Free some disk space and try again"
 COMMANDS = [

@@ -16,11 +16,14 @@ import pytest
 from app import Engine
 from app.clock import ManualClock
 from app.host.connect import own_home
+from app.host.lock import OWNER_TOKEN_FILE
 from app.host.remote import RemoteEngine
-from app.host.server import OWNER_TOKEN_FILE, Host
+from app.host.server import Host
 from tests.mcp.mcp_helpers import data, http_client
 
 from .conftest import cli, ok
+
+pytestmark = pytest.mark.heavy  # subprocesses, a tmpfs, real chromadb
 
 
 def _count(home: Path, table: str) -> int:

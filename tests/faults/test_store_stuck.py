@@ -21,6 +21,8 @@ from app.index.embedders import HashingEmbedder
 
 from .conftest import assert_clean_check, cli, data_of, ok, serve, store_pids, wait_for
 
+pytestmark = pytest.mark.heavy  # subprocesses, a tmpfs, real chromadb
+
 EMB = HashingEmbedder(dim=64)
 
 
