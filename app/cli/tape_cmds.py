@@ -128,7 +128,10 @@ def append(
             e["source_key"] = f"{call}:{n}"
     result = state.engine().append(agent, entries)
     if state.as_json:
-        emit_json({"ids": result.ids, "skipped": result.skipped, "existing": result.existing})
+        answer: dict[str, Any] = {"ids": result.ids, "skipped": result.skipped}
+        if result.existing:
+            answer["existing"] = result.existing  # the ids the first call with these keys got
+        emit_json(answer)
     else:
         for entry_id in (*result.existing, *result.ids):
             click.echo(entry_id)
