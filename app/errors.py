@@ -67,6 +67,13 @@ class HomeBusy(HomeError):
     code = "home_busy"
 
 
+class HomeDamaged(HomeError):
+    """The home's database is empty, truncated or damaged: it is refused before anything
+    is written into it, never reset. `tapemind doctor` says what is damaged."""
+
+    code = "home_damaged"
+
+
 class WriteBusy(TapemindError):
     """Another writer held the home's database past the busy timeout: the change was
     not written (nothing half-written either)."""

@@ -94,6 +94,8 @@ class TapeEntry:
 class AppendResult:
     ids: tuple[int, ...]
     skipped: int = 0  # entries whose source_key was already on the tape
+    # The ids of those entries, in the order given: a retried append gets the first's ids.
+    existing: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

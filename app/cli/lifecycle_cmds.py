@@ -269,6 +269,7 @@ def _print_health(h: HealthSnapshot) -> None:
             f"Recalls, {h.recent_days} days",
             f"{h.recalls} ({h.recall_overflows} over the token budget)",
         ),
+        ("Vector index", h.index_note("en") or "keeping up"),
     ]
     fields(pairs)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import click
 
 from app import CATEGORIES, STATUSES, MemoryDetail, RememberResult
@@ -47,6 +49,12 @@ def _print_result(result: RememberResult) -> None:
 @click.option("--thread", help="Thread the memory belongs to (default: its source's).")
 @click.option("--turn", help="Turn in which it was concluded.")
 @click.option("--user", help="The person it is about.")
+@click.option(
+    "--key",
+    help="A key of yours for this call: a second call with the same key returns the "
+    "first one's result and stores nothing. Without one, the call gets a key of its own, "
+    "so its retry through a host is safe.",
+)
 @click.argument("text")
 @json_option
 @pass_state
@@ -60,6 +68,7 @@ def remember(
     thread: str | None,
     turn: str | None,
     user: str | None,
+    key: str | None,
     text: str,
 ) -> None:
     """Offer TEXT as a durable conclusion: stored, or refused with the reason."""
@@ -73,6 +82,7 @@ def remember(
         thread=thread,
         turn=turn,
         user=user,
+        key=key or f"cli:{uuid.uuid4().hex}",
     )
     if state.as_json:
         emit_json(result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,12 @@ def tape() -> None:
     metavar="FILE",
     help="Append a batch from a JSON Lines file ('-' for stdin), in one transaction.",
 )
+@click.option(
+    "--key",
+    help="A key of yours for the entry (a batch's lines: source_key), unique on the tape: "
+    "an entry whose key is already there is not stored again. Without one, each entry "
+    "gets a key of this call, so the call's own retry is safe.",
+)
 @json_option
 @pass_state
 def append(
@@ -93,8 +100,10 @@ def append(
     user: str | None,
     body: str | None,
     jsonl: str | None,
+    key: str | None,
 ) -> None:
-    """Append one entry (--text) or a batch (--jsonl); prints the new entry ids."""
+    """Append one entry (--text) or a batch (--jsonl); prints the new entry ids (or, for
+    entries whose key was already on the tape, the ids they got then)."""
     if jsonl is not None:
         if body is not None:
             raise InvalidInput("Give either --text or --jsonl, not both.")
@@ -111,11 +120,20 @@ def append(
         entries = [
             {"thread": thread, "turn": turn, "kind": kind, "role": role, "text": body, "user": user}
         ]
+        if key is not None:
+            entries[0]["source_key"] = key
+    call = f"cli:{uuid.uuid4().hex}"  # through a host, a lost answer is sent again safely
+    for n, e in enumerate(entries):
+        if isinstance(e, dict) and not e.get("source_key"):
+            e["source_key"] = f"{call}:{n}"
     result = state.engine().append(agent, entries)
     if state.as_json:
-        emit_json({"ids": result.ids, "skipped": result.skipped})
+        answer: dict[str, Any] = {"ids": result.ids, "skipped": result.skipped}
+        if result.existing:
+            answer["existing"] = result.existing  # the ids the first call with these keys got
+        emit_json(answer)
     else:
-        for entry_id in result.ids:
+        for entry_id in (*result.existing, *result.ids):
             click.echo(entry_id)
 
 

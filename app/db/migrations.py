@@ -494,3 +494,18 @@ def m011_insights(conn: Connection) -> None:
         CREATE INDEX insight_evidence_by_memory ON insight_evidence (memory_id)
         """,
     )
+
+
+@migration(14, "retries: a remember carries the caller's key, so a retry is not a second one")
+def m014_remember_keys(conn: Connection) -> None:
+    # A host that commits a remember and dies before answering gets the same call again
+    # from the client: with the key, the second call returns what the first did. Only
+    # keyed calls are indexed (the importers' entries already have `source_key`).
+    _run(
+        conn,
+        """
+        ALTER TABLE decisions ADD COLUMN request_key TEXT;
+        CREATE UNIQUE INDEX decisions_by_request_key ON decisions (agent_id, request_key)
+            WHERE request_key IS NOT NULL
+        """,
+    )

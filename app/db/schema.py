@@ -253,6 +253,7 @@ class DecisionRow(SQLModel, table=True):
     neighbours: int
     actor: str
     latency_ms: float
+    request_key: str | None = None  # the caller's key: a retried remember finds its first
 
 
 class ConflictRow(SQLModel, table=True):

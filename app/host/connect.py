@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from app.db import home as homes
 from app.engine import Engine
 from app.errors import HomeBusy, HomeError
-from app.host.lock import HomeLock, busy_message, describe, read_holder
+from app.host.lock import OWNER_TOKEN_FILE, HomeLock, busy_message, describe, read_holder
 
 if TYPE_CHECKING:
     from app.host.remote import RemoteEngine
@@ -47,10 +47,8 @@ class OpenHome:
 
 
 def _through_host(path: Path) -> RemoteEngine | None:
-    # Imported here: the server module pulls in uvicorn and the MCP SDK, which
-    # `own_home` (the desktop app's first paint) and local opens never need.
-    from app.host.remote import RemoteEngine  # httpx: only to go through a running host
-    from app.host.server import OWNER_TOKEN_FILE
+    # Imported here: httpx is only needed to go through a running host.
+    from app.host.remote import RemoteEngine
 
     holder = read_holder(path)
     if not holder or not holder.get("url"):
@@ -81,6 +79,10 @@ def open_home(
             # Not a home (yet): let the Engine say what to do, without leaving a lock file.
             return OpenHome(Engine.open(path, **engine_options), None)
         homes.check_openable(path, create=True)
+    elif not (read_holder(path) or {}).get("url"):
+        # No host to go through: a database that is not ours, empty or damaged is refused
+        # before a lock file is made beside it.
+        homes.check_openable(path, create=False)
     deadline = time.monotonic() + wait_s
     while True:
         lock = HomeLock(path, role)

@@ -42,20 +42,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import __version__
 from app.codec import decode_arguments, to_json
+from app.db import disk
 from app.engine import Engine
 from app.errors import TapemindError, VaultStillLocked
 from app.host.auth import AgentAuth, AgentTokens
 from app.host.gil import shorten_switch_interval
 from app.host.jobs import Jobs
-from app.host.lock import HomeLock
+from app.host.lock import OWNER_TOKEN_FILE, HomeLock
 from app.host.remote import engine_methods, export_text
 from app.host.tool_calls import ToolCalls
 from app.mcp.server import build_server
 from app.vault import PASSPHRASE_ENV
 
 log = logging.getLogger(__name__)
-
-OWNER_TOKEN_FILE = "host-owner.token"
 
 
 def write_private(path: Path, text: str) -> None:
@@ -297,7 +296,14 @@ class Host:
 
     def _announce(self) -> None:
         """Tell other processes where to find us: owner token file, then the lock note."""
-        write_private(self.engine.home / OWNER_TOKEN_FILE, self.owner_token)
+        try:
+            write_private(self.engine.home / OWNER_TOKEN_FILE, self.owner_token)
+        except OSError as exc:
+            if not disk.is_no_space(exc):
+                raise
+            raise disk.full(
+                self.engine.home, doing="the host cannot write its token file"
+            ) from None
         self.lock.update(url=self.url)
         tune_for_serving()
 

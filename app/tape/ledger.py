@@ -220,18 +220,20 @@ def append_in(
     assert arow.id is not None
     db = dbapi(s)
     keys = [e.source_key for e in items if e.source_key]
-    seen: set[str] = set()
+    held: dict[str, int] = {}  # source_key -> id of the entry already on the tape
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         marks = ", ".join("?" * len(chunk))
-        seen.update(
-            k
-            for (k,) in db.execute(
-                f"SELECT source_key FROM tape_entries WHERE agent_id = ? "
+        held.update(
+            (k, int(i))
+            for k, i in db.execute(
+                f"SELECT source_key, id FROM tape_entries WHERE agent_id = ? "
                 f"AND source_key IN ({marks})",
                 (arow.id, *chunk),
             )
         )
+    existing = tuple(held[e.source_key] for e in items if e.source_key in held)
+    seen: set[str] = set(held)
     fresh: list[NewEntry] = []
     for e in items:
         if e.source_key:
@@ -240,7 +242,7 @@ def append_in(
             seen.add(e.source_key)
         fresh.append(e)
     if not fresh:
-        return AppendResult(ids=(), skipped=len(items))
+        return AppendResult(ids=(), skipped=len(items), existing=existing)
 
     now = rt.now_iso()
     first_id = int(db.execute("SELECT coalesce(max(id), 0) FROM tape_entries").fetchone()[0]) + 1
@@ -288,7 +290,7 @@ def append_in(
     record(
         s, now, "tape.append", agent=arow.name, actor=actor, ids=ids, counts={"entries": len(ids)}
     )
-    return AppendResult(ids=ids, skipped=len(items) - len(fresh))
+    return AppendResult(ids=ids, skipped=len(items) - len(fresh), existing=existing)
 
 
 def append(

@@ -25,7 +25,7 @@ TOOLS = {
     "append": ({"entries"}, {"entries"}),
     "remember": (
         {"text", "category"},
-        {"text", "category", "sources", "importance", "parents", "turn", "thread"},
+        {"text", "category", "sources", "importance", "parents", "turn", "thread", "key"},
     ),
     "search": (
         {"query"},

@@ -53,6 +53,15 @@ class Entry(ToolArgs):
         str | None,
         Field(max_length=200, description="Optional: the person you work for in this thread."),
     ] = None
+    key: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            description="Optional: a key of your choosing, unique on your tape (e.g. the "
+            "message id). An entry whose key is already on the tape is not stored again: "
+            "calling again after a lost answer is safe, and gives the first call's ids.",
+        ),
+    ] = None
 
 
 class Args(ToolArgs):
@@ -67,5 +76,14 @@ class Args(ToolArgs):
 
 
 def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
-    result = engine.append(agent, [e.model_dump() for e in args.entries])
-    return {"ids": list(result.ids), "skipped": result.skipped}
+    entries = []
+    for e in args.entries:
+        entry = e.model_dump(exclude={"key"})
+        if e.key is not None:
+            entry["source_key"] = e.key
+        entries.append(entry)
+    result = engine.append(agent, entries)
+    answer: dict[str, Any] = {"ids": list(result.ids), "skipped": result.skipped}
+    if result.existing:
+        answer["existing"] = list(result.existing)  # the ids the first call got
+    return answer

@@ -70,6 +70,15 @@ class Args(ToolArgs):
         str | None,
         Field(max_length=200, description="Optional: its thread (default: its source's)."),
     ] = None
+    key: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            description="Optional: a key of your choosing for this call (e.g. the turn id "
+            "and a number). If the answer is lost and you call again with the same key, you "
+            "get the first call's result and nothing is stored twice.",
+        ),
+    ] = None
 
 
 def run(engine: Any, agent: str, args: Args) -> Any:
@@ -82,6 +91,7 @@ def run(engine: Any, agent: str, args: Args) -> Any:
         parents=args.parents,
         turn=args.turn,
         thread=args.thread,
+        key=args.key,
     )
     # The memory as an agent reads it (see .views): `memory(id)` gives the full record.
     answer = to_json(result)
