@@ -159,6 +159,7 @@ class AgentRef:
     settings: str
     next_seq: int
     token_hash: str | None
+    secret_echoes: int = 0
 
 
 AgentLike = AgentRow | AgentRef
@@ -175,7 +176,8 @@ def agent_ref(session: Tx, name: str) -> AgentRef:
     found = (
         dbapi(session)
         .execute(
-            "SELECT id, name, created_at, settings, next_seq, token_hash FROM agents "
+            "SELECT id, name, created_at, settings, next_seq, token_hash, secret_echoes "
+            "FROM agents "
             "WHERE name = ?",
             (name,),
         )

@@ -58,6 +58,8 @@ def validate_settings(settings: AgentSettings) -> None:
         raise InvalidInput("arbiter 'llm' needs the llm setting: 'model@base_url'.")
     if not 0.0 < settings.archive_below < 1.0:
         raise InvalidInput("archive_below must be a strength between 0 and 1 (e.g. 0.1).")
+    if not isinstance(settings.redact_credentials, bool):
+        raise InvalidInput("redact_credentials must be true or false.")
     if settings.archive_idle_days < 0:
         raise InvalidInput("archive_idle_days must be zero or a positive number of days.")
 

@@ -21,8 +21,9 @@ from app.events import record
 from app.memory import MEMORY_COLUMNS, NewMemory, check_parents, intake, memory_of
 from app.models import NewEntry, RememberResult
 from app.runtime import AgentLike, Runtime, agent_ref
-from app.tape import append_in, label
+from app.tape import append_in, label, ready
 from app.text import memory_hash
+from app.vault import echoes
 
 
 @dataclass(frozen=True)
@@ -90,10 +91,20 @@ def remember(
     intake.check_category(category)
     intake.check_importance(importance)
     intake.check_importance(confidence)
-    body = intake.check_text(rt.redact(body))
     thread = label(thread, "thread", "remember", required=False)
     turn = label(turn, "turn", "remember", required=False)
     user = label(user, "user", "remember", required=False)
+    with rt.read_driver() as s:
+        before = agent_ref(s, agent)
+    if actor == "agent":
+        echoes.check_writes(agent, before.secret_echoes)
+    # The vault's values out first (an agent's write holding one it was not given is
+    # refused, counted, whatever else the gate would say), then the gate.
+    body, *labels = echoes.screen(
+        rt, before.id, agent, [body, thread or "", turn or "", user or ""], actor=actor
+    )
+    thread, turn, user = (value or None for value in labels)
+    body = intake.check_text(body)
     digest = memory_hash(body)
     # The arbiter decides before the write lock is taken (an LLM may be slow).
     verdict = confront.consider(rt, agent, body, category)
@@ -102,6 +113,8 @@ def remember(
         db = dbapi(s)
         arow = agent_ref(s, agent)
         assert arow.id is not None
+        if actor == "agent":
+            echoes.check_writes(agent, arow.secret_echoes)
         src_rows = _check_sources(s, arow, sources)
         parent_ids = check_parents(s, arow, parents)
         if is_forgotten(s, arow.id, digest):
@@ -142,7 +155,7 @@ def remember(
                 text=f"remember [{category}]: {body}",
                 meta={"call": "remember"},
             )
-            appended = append_in(rt, s, arow, [call], actor)
+            appended = append_in(rt, s, arow, [ready(call)], actor)
             src_rows = [_Source(appended.ids[0], call.thread, call.turn, call.user)]
         first = src_rows[0]
         new = NewMemory(

@@ -13,6 +13,8 @@ from app.text.terms import (
     groups_expression,
     index_tokens,
     query_groups,
+    text_terms,
+    token_string,
 )
 from app.text.tokens import count_tokens
 
@@ -28,4 +30,6 @@ __all__ = [
     "memory_hash",
     "normalise",
     "query_groups",
+    "text_terms",
+    "token_string",
 ]

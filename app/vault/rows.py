@@ -17,7 +17,7 @@ from app.db import SecretRow, VaultMetaRow, VaultRotationJournalRow
 from app.errors import InvalidInput, NotFound
 from app.runtime import Runtime
 from app.vault.records import SecretInfo
-from app.vault.redact import looks_like_credential
+from app.vault.credentials import looks_like_credential
 
 # Never exported: listed in app.db.schema.NOT_EXPORTED.
 VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
