@@ -45,7 +45,7 @@ MAX_USED = 200  # memory ids one `used` report may carry
 MAX_LIST = 1000  # memories one list call returns
 
 # -- secrets -------------------------------------------------------------------------
-MAX_SECRET_NAME_CHARS = 200
+MAX_SECRET_NAME_CHARS = 128
 MAX_REASON_CHARS = 1000  # the reason an agent gives for a secret request
 MAX_WAIT_SECONDS = 600  # how long a `request_secret` may wait for the owner
 # Writes an agent makes holding a value of the vault it was never given, before its

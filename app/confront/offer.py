@@ -16,8 +16,9 @@ from sqlmodel import Session
 
 from app.confront import decisions as confront
 from app.db import dbapi
-from app.errors import Refused
+from app.errors import InvalidInput, Refused
 from app.events import record
+from app.limits import MAX_ID, MAX_SOURCES
 from app.memory import MEMORY_COLUMNS, NewMemory, check_parents, intake, memory_of
 from app.models import NewEntry, RememberResult
 from app.runtime import AgentLike, Runtime, agent_ref
@@ -37,16 +38,23 @@ class _Source:
 def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[_Source]:
     db = dbapi(s)
     rows: list[_Source] = []
-    for entry_id in dict.fromkeys(sources):
-        found = db.execute(
-            "SELECT id, thread, turn, user FROM tape_entries WHERE id = ? AND agent_id = ?",
-            (int(entry_id), arow.id),
-        ).fetchone()
+    for entry_id in dict.fromkeys(int(e) for e in sources):
+        found = (
+            db.execute(
+                "SELECT id, thread, turn, user FROM tape_entries WHERE id = ? AND agent_id = ?",
+                (entry_id, arow.id),
+            ).fetchone()
+            if 1 <= entry_id <= MAX_ID
+            else None
+        )
         if found is None:
+            entry_id = entry_id if 1 <= entry_id <= MAX_ID else 0  # never a huge number
             raise Refused(
                 f"Source entry {entry_id} is not on the tape of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent). Cite entries returned by append or tape.",
                 code="unknown_source",
+                for_agents=f"Source entry {entry_id} is not on your tape. Cite the entry ids "
+                "that `append` or `tape` gave you, and call again.",
             )
         rows.append(_Source(*found))
     return rows
@@ -89,6 +97,8 @@ def remember(
     unknown_parent, forgotten) when the gate says no, NotFound for an unknown agent.
     """
     intake.check_category(category)
+    if len(sources) > MAX_SOURCES or len(parents) > MAX_SOURCES:
+        raise InvalidInput(f"Give at most {MAX_SOURCES} sources and {MAX_SOURCES} parents.")
     intake.check_importance(importance)
     intake.check_importance(confidence)
     thread = label(thread, "thread", "remember", required=False)

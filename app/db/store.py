@@ -22,7 +22,8 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 from app.db.migrations import MIGRATIONS, latest
-from app.errors import DiskFull, HomeError, TapemindError, WriteBusy
+from app.errors import DiskFull, HomeError, InvalidInput, TapemindError, WriteBusy
+from app.limits import MAX_ID
 
 _WRITE = "tapemind_write"
 BUSY_TIMEOUT_S = 30.0
@@ -71,6 +72,23 @@ def _sqlite_engine(path: Path) -> SAEngine:
 def _sqlite_code(exc: BaseException) -> int | None:
     """SQLite's result code behind `exc`: the driver's error, or SQLAlchemy's wrapper of it."""
     return getattr(getattr(exc, "orig", exc), "sqlite_errorcode", None)
+
+
+def _out_of_range() -> InvalidInput:
+    return InvalidInput(
+        f"A number in this call is out of range: ids and counts are at most {MAX_ID}. "
+        "Nothing was changed; use an id you were given."
+    )
+
+
+@contextmanager
+def _numbers_in_range() -> Iterator[None]:
+    """A number too large for SQLite's 64-bit integers (an id of 2**63) names nothing:
+    the caller's mistake, said as such, not a failure inside Tapemind."""
+    try:
+        yield
+    except OverflowError:
+        raise _out_of_range() from None
 
 
 class Tx(Protocol):
@@ -155,19 +173,26 @@ class Store:
     def _refusal(self, exc: BaseException) -> TapemindError | None:
         """What a failed write tells its caller when SQLite refused it for a reason the
         owner can act on (the disk is full; another writer held the lock too long)."""
+        if isinstance(exc, OverflowError):
+            return _out_of_range()
         code = _sqlite_code(exc)
         if code == sqlite3.SQLITE_FULL:
             return DiskFull(
                 f"The disk holding the home ({self.where}) is full: this change was "
                 "not written, and everything written before is intact. Free some "
-                "disk space and try again."
+                "disk space and try again.",
+                for_agents="The disk of the owner's Tapemind home is full: nothing of this "
+                "call was written, and nothing before it was lost. Tell the user, and call "
+                "again once they have freed some space.",
             )
         if code == sqlite3.SQLITE_BUSY:
             return WriteBusy(
                 f"The home's database ({self.where}) stayed locked by another writer for "
                 f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything "
                 "written before is intact. Try again; if it keeps happening, look for a "
-                "Tapemind process that is stuck (`tapemind serve`, an import)."
+                "Tapemind process that is stuck (`tapemind serve`, an import).",
+                for_agents="Tapemind was busy with another long write: nothing of this call "
+                "was written, and nothing before it was lost. Call again in a moment.",
             )
         return None
 
@@ -190,7 +215,7 @@ class Store:
             with self.read() as session:
                 yield session
             return
-        with self._driver() as conn:
+        with self._driver() as conn, _numbers_in_range():
             conn.execute("BEGIN")
             yield DriverTx(conn)
 
@@ -219,7 +244,10 @@ class Store:
         """A read transaction: one consistent snapshot of the database."""
         # Leaving the block closes the session: its transaction ends without
         # expiring loaded rows, so values read inside stay readable after.
-        with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
+        with (
+            Session(self.engine, expire_on_commit=False, autoflush=False) as session,
+            _numbers_in_range(),
+        ):
             session.connection()
             yield session
 

@@ -9,6 +9,7 @@ from sqlmodel import Session, col
 from app.db import MemoryVersionRow, dbapi, purge
 from app.errors import InvalidInput, Refused
 from app.events import record
+from app.limits import MAX_MEMORY_CHARS
 from app.memory import intake
 from app.memory.records import index_memory_text, owned_memory, to_memory, unindex_memory
 from app.models import Memory
@@ -33,8 +34,8 @@ def edit(
         body.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInput("The new text is not valid Unicode (a lone surrogate).") from None
-    if len(body) > intake.MAX_MEMORY_CHARS:
-        raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
+    if len(body) > MAX_MEMORY_CHARS:
+        raise InvalidInput(f"The new text is over {MAX_MEMORY_CHARS} characters.")
     with rt.read() as s:
         found, holder = owned_memory(s, memory_id, None)
         agent_id = found.agent_id

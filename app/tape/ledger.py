@@ -21,7 +21,7 @@ from app.clock import check_window, from_iso, to_iso
 from app.db import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow, dbapi, purge
 from app.errors import InvalidInput, NotFound
 from app.events import record
-from app.limits import MAX_ID, MAX_READ
+from app.limits import MAX_READ
 from app.models import KINDS, AppendResult, NewEntry, TapeEntry
 from app.runtime import AgentLike, Runtime, agent_ref
 from app.tape.entries import coerce_entry

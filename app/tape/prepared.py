@@ -73,9 +73,12 @@ def _texts(e: NewEntry) -> list[str]:
 
 def _rebuilt(e: NewEntry, strings: Iterator[str]) -> NewEntry:
     text = next(strings)
-    labels = {f: (next(strings) or None) for f in _LABELS}
+    thread, turn, user, source_key = (next(strings) or None for _ in _LABELS)
     meta = _strings(dict(e.meta), lambda _t: next(strings)) if e.meta else e.meta
-    return replace(e, text=text, meta=meta, **labels)
+    return replace(
+        e, text=text, meta=meta, thread=thread or e.thread, turn=turn, user=user,
+        source_key=source_key,
+    )  # fmt: skip
 
 
 def _without_credentials(e: NewEntry) -> NewEntry:
@@ -86,7 +89,10 @@ def _without_credentials(e: NewEntry) -> NewEntry:
         e,
         text=redact_credentials(e.text)[0],
         meta=_strings(dict(e.meta), lambda t: redact_credentials(t)[0]) if e.meta else e.meta,
-        **{f: label(getattr(e, f)) for f in _LABELS},
+        thread=label(e.thread) or e.thread,
+        turn=label(e.turn),
+        user=label(e.user),
+        source_key=label(e.source_key),
     )
 
 

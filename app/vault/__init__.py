@@ -11,6 +11,7 @@ Nothing here logs, and no error message carries a secret value.
 
 from app.vault import approvals, echoes, grants, reviewer, service
 from app.vault.cipher import key_id, new_key, open_sealed, reseal_all, seal
+from app.vault.credentials import looks_like_credential, redact_credentials
 from app.vault.errors import (
     BlobTampered,
     KeyCorrupt,
@@ -45,15 +46,14 @@ from app.vault.records import (
     SecretResult,
     VaultStatus,
 )
-from app.vault.credentials import looks_like_credential, redact_credentials
 from app.vault.redact import UNNAMED, Redaction, Redactor, marker
 from app.vault.rotation import RotationResult, plan_rotation, resume_rotation, rotate_key
 
 __all__ = [
     "KEYSTORE",
-    "UNNAMED",
     "PASSPHRASE_ENV",
     "SCOPES",
+    "UNNAMED",
     "AccessRequest",
     "BlobTampered",
     "Grant",
@@ -81,8 +81,8 @@ __all__ = [
     "WrongKey",
     "WrongPassphrase",
     "approvals",
-    "echoes",
     "choose_keystore",
+    "echoes",
     "grants",
     "key_id",
     "keyring_problem",

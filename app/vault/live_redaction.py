@@ -74,7 +74,10 @@ class LiveRedactor:
                 "The vault holds secrets but is locked in this process, so this text cannot "
                 "be checked for secret values and was not stored. Unlock it: set "
                 f"{PASSPHRASE_ENV}, or run the command through the host (tapemind serve or "
-                "the desktop app), which has the vault open."
+                "the desktop app), which has the vault open.",
+                for_agents="The owner's vault is locked in the process serving you, so your "
+                "text could not be checked for secret values and was not stored. Ask the "
+                "user to unlock the vault, then call again with the same arguments.",
             )
         return (
             redactor.scan(text, name_shown)

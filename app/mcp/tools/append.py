@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from app.limits import MAX_APPEND_ENTRIES, MAX_ENTRY_CHARS, MAX_LABEL_CHARS
 from app.mcp.tools.base import ToolArgs
 from app.models import KINDS, ROLES
 
@@ -27,7 +28,7 @@ class Entry(ToolArgs):
         str,
         Field(
             min_length=1,
-            max_length=200,
+            max_length=MAX_LABEL_CHARS,
             description="Conversation or session id; keep it stable across the turns of one "
             "conversation.",
         ),
@@ -35,7 +36,7 @@ class Entry(ToolArgs):
     turn: Annotated[
         str | None,
         Field(
-            max_length=200,
+            max_length=MAX_LABEL_CHARS,
             description="Turn id shared by the entries of one input-to-output turn "
             "(e.g. the user message id). Use the same id in `used` and `remember`.",
         ),
@@ -47,11 +48,18 @@ class Entry(ToolArgs):
     role: Annotated[Role, Field(description="user, assistant, tool or system.")]
     text: Annotated[
         str,
-        Field(max_length=1_000_000, description="The entry's full text (any language)."),
+        Field(
+            max_length=MAX_ENTRY_CHARS,
+            description="The entry's full text (any language). Credentials in it (API keys, "
+            "tokens, passwords) are stored as [credential: KIND].",
+        ),
     ]
     user: Annotated[
         str | None,
-        Field(max_length=200, description="Optional: the person you work for in this thread."),
+        Field(
+            max_length=MAX_LABEL_CHARS,
+            description="Optional: the person you work for in this thread.",
+        ),
     ] = None
 
 
@@ -60,7 +68,7 @@ class Args(ToolArgs):
         list[Entry],
         Field(
             min_length=1,
-            max_length=1000,
+            max_length=MAX_APPEND_ENTRIES,
             description="The entries of the turn, in order: {thread, turn, kind, role, text}.",
         ),
     ]
