@@ -21,6 +21,7 @@ BENCHES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("retrieval", ()),
     ("context_floor", ("--only", "en")),
     ("latency", ()),
+    ("hostile_append", ()),
 )
 
 

@@ -33,6 +33,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+import regex
 import snowballstemmer
 
 from app.limits import MAX_ENTRY_TERMS, MAX_STEM_CHARS, MAX_TERM_CHARS
@@ -41,7 +42,7 @@ from app.text.normalize import CJK_LETTERS
 _CJK = CJK_LETTERS
 # A Latin word ends where a CJK run starts: "Postgres数据库" is two words, so
 # "数据库" finds it (\w alone would glue them into one token nothing else matches).
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+_TOKEN = regex.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
 _LATIN_WORD = re.compile(r"[a-z]+")
 
@@ -67,7 +68,9 @@ def agent_token(agent_id: int) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
+    # concurrent: a megabyte is split without holding the GIL (other threads run meanwhile).
+    words: list[str] = _TOKEN.findall(unicodedata.normalize("NFKC", text).lower(), concurrent=True)
+    return words
 
 
 @lru_cache(maxsize=65536)

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
+import regex as re
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,9 @@ _PLACEHOLDER = re.compile(
     r"(?i)^(?:[<{$*%\[(]|x{3,}|\.{3}|none|null|nil|true|false|undefined|required|"
     r"optional|changeme|example|your[_-]|redacted|hidden|secret$|password$|env\b)"
 )
-_TOKEN = re.compile(r"(?<![A-Za-z0-9_+/=\-])[A-Za-z0-9_+/=\-]{32,}(?![A-Za-z0-9_+/=\-])")
+# A maximal run: scanning left to right, a run of 32 or more is matched from its start,
+# and a shorter one matches nowhere (lookarounds to say so cost the scan 5x).
+_TOKEN = re.compile(r"[A-Za-z0-9_+/=\-]{32,}")
 _HEX_ONLY = re.compile(r"^[0-9a-fA-F\-]+$")
 MIN_TOKEN_ENTROPY = 4.0  # bits per character; random base62 of 32+ chars is about 4.7
 MIN_CLASS_SWITCHES = 0.4
@@ -83,7 +86,7 @@ def without_markers(text: str) -> str:
     """`text` with each redaction marker blanked to "[xxx…]" of the same length: positions
     hold, and "password: [secret:db] yesterday" reads as a placeholder assigned, not as
     the password "yesterday"."""
-    return _MARKER.sub(lambda m: "[" + "x" * (len(m.group(0)) - 2) + "]", text)
+    return _MARKER.sub(lambda m: "[" + "x" * (len(m.group(0)) - 2) + "]", text, concurrent=True)
 
 
 def find_credentials(text: str) -> list[CredentialHit]:
@@ -106,16 +109,18 @@ def looks_like_credential(text: str) -> str | None:
 
 
 def _iter_hits(text: str) -> Iterator[CredentialHit]:
+    # concurrent: the scan lets go of the GIL, so a megabyte being checked on one thread
+    # does not stall the others (the host's event loop, another agent's append).
     for kind, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
+        for match in pattern.finditer(text, concurrent=True):
             yield CredentialHit(kind, match.start(), match.end())
     for pattern, strict in ((_ASSIGNED, False), (_STATED, True)):
-        for match in pattern.finditer(text):
+        for match in pattern.finditer(text, concurrent=True):
             value = match.group(1).rstrip(".,;:!?)]}'\"")
             if _plausible_password(value, strict=strict):
                 # The value only: "password=[credential: password]" keeps its label.
                 yield CredentialHit("password", match.start(1), match.start(1) + len(value))
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(text, concurrent=True):
         if _random_looking(match.group(0)):
             yield CredentialHit("high-entropy token", match.start(), match.end())
 
