@@ -10,7 +10,7 @@
 from app.db import fulltext, home
 from app.db.filters import Filters, memory_conditions, tape_conditions
 from app.db.fulltext import FTS_TABLES, purge
-from app.db.home import check_openable, db_path, resolve
+from app.db.home import check_openable, db_path, keep_private, resolve
 from app.db.schema import (
     NOT_EXPORTED,
     NOT_EXPORTED_PREFIXES,
@@ -70,6 +70,7 @@ __all__ = [
     "fulltext",
     "home",
     "id_list",
+    "keep_private",
     "memory_conditions",
     "purge",
     "resolve",

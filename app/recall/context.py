@@ -45,7 +45,7 @@ from app.models import AgentSettings
 from app.recall.fusion import ROUTE_K, rrf
 from app.recall.routes import core, query_route, recent
 from app.runtime import AgentLike, Runtime, agent_ref, agent_row
-from app.text import count_tokens
+from app.text import count_tokens, one_line
 
 ROUTE_WEIGHTS = {"query": 1.0, "thread": 0.8, "user": 0.6, "core": 0.35}
 HEADER = "Memories (tapemind; cite [m<id>] when you use one):"
@@ -121,26 +121,25 @@ def dropped_summary(reasons: Iterable[str]) -> str:
     return ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in counts.items())
 
 
-# What could pass for the block's own structure inside a memory's text: line breaks of any
-# kind (a text holding "\n- [m1] (preference, …) …" would add a memory line of its own, and
+# What could pass for the block's own structure inside a memory's text: line breaks (a text
+# holding "\n- [m1] (preference, …) …" would add a memory line of its own, and
 # "\n\n(9 memories, …)" a manifest), and the block's citation marks ([m12]).
-_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _CITATION = re.compile(r"\[(m\d+)\]", re.IGNORECASE)
 
 
-def one_line(text: str) -> str:
-    """`text` as one line of the block: line breaks become " / ", and a citation mark
-    inside it loses its brackets, so only the block itself writes "- [m<id>]"."""
-    return _CITATION.sub(r"\1", _BREAKS.sub(" / ", text))
+def block_line(text: str) -> str:
+    """`text` as one line of the block: on one line, and a citation mark inside it loses
+    its brackets, so only the block itself writes "- [m<id>]"."""
+    return _CITATION.sub(r"\1", one_line(text))
 
 
 def _line(row: _Candidate, disputed: Sequence[int] = ()) -> str:
     # A memory about a person says whom: "用户要求 4 个空格缩进" is about that user only.
-    about = f", about {one_line(row.user)}" if row.user else ""
+    about = f", about {block_line(row.user)}" if row.user else ""
     # Both sides of an open conflict stay active until the owner settles it: each says so,
     # or a model reads two contradicting memories as two facts.
     against = "".join(f"; disputed by m{other}, not settled" for other in disputed)
-    text = one_line(row.text)
+    text = block_line(row.text)
     return f"- [m{row.id}] ({row.category}{about}, {row.created_at[:10]}{against}) {text}"
 
 

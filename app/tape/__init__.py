@@ -7,7 +7,7 @@ write lock is taken.
 """
 
 from app.tape import ledger
-from app.tape.entries import label
+from app.tape.entries import encodable, label
 from app.tape.ledger import (
     EMBEDDED_KINDS,
     ENTRY_COLUMNS,
@@ -21,6 +21,7 @@ __all__ = [
     "EMBEDDED_KINDS",
     "ENTRY_COLUMNS",
     "append_in",
+    "encodable",
     "entry_of",
     "label",
     "ledger",

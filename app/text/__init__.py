@@ -5,7 +5,7 @@
 - `tokens`: counting tokens fairly for both languages, for budgets.
 """
 
-from app.text.normalize import CJK_LETTERS, entry_hash, memory_hash, normalise
+from app.text.normalize import CJK_LETTERS, entry_hash, memory_hash, normalise, one_line
 from app.text.terms import (
     _IS_CJK,
     _words,
@@ -29,6 +29,7 @@ __all__ = [
     "index_tokens",
     "memory_hash",
     "normalise",
+    "one_line",
     "query_groups",
     "text_terms",
     "token_string",

@@ -86,7 +86,10 @@ def without_markers(text: str) -> str:
     """`text` with each redaction marker blanked to "[xxx…]" of the same length: positions
     hold, and "password: [secret:db] yesterday" reads as a placeholder assigned, not as
     the password "yesterday"."""
-    return _MARKER.sub(lambda m: "[" + "x" * (len(m.group(0)) - 2) + "]", text, concurrent=True)
+    blanked: str = _MARKER.sub(
+        lambda m: "[" + "x" * (len(m.group(0)) - 2) + "]", text, concurrent=True
+    )
+    return blanked
 
 
 def find_credentials(text: str) -> list[CredentialHit]:
