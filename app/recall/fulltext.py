@@ -147,7 +147,8 @@ def regex_ids(
         if remaining <= 0:
             break
         try:
-            found = compiled.search(body, timeout=remaining)
+            # concurrent: a slow pattern lets go of the GIL, so the host's other calls run.
+            found = compiled.search(body, timeout=remaining, concurrent=True)
         except TimeoutError:
             raise InvalidInput(
                 "The regex took too long (it backtracks catastrophically or the tape is "

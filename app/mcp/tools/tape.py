@@ -9,7 +9,7 @@ from pydantic import Field
 from app.codec import to_json
 from app.limits import MAX_ENTRY_CHARS, MAX_ID, MAX_LABEL_CHARS, MAX_READ
 from app.mcp.tools.base import TIME_CHARS, ToolArgs, parse_time
-from app.mcp.tools.views import TEXT_CHARS, entry_view
+from app.mcp.tools.views import MAX_ANSWER_CHARS, TEXT_CHARS, TEXT_CHARS_MIN, entry_view
 from app.models import KINDS
 
 NAME = "tape"
@@ -55,9 +55,10 @@ class Args(ToolArgs):
     max_chars: Annotated[
         int,
         Field(
-            ge=100,
+            ge=TEXT_CHARS_MIN,
             le=MAX_ENTRY_CHARS,
-            description="Each entry's text is cut at this many characters (marked truncated).",
+            description="Each entry's text is cut at this many characters (marked truncated); "
+            f"one answer holds at most {MAX_ANSWER_CHARS} characters of text in all.",
         ),
     ] = TEXT_CHARS
 
@@ -73,7 +74,11 @@ def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
         until=parse_time(args.until, "until"),
         limit=args.limit,
     )
-    answer: dict[str, Any] = {"entries": [entry_view(to_json(e), args.max_chars) for e in entries]}
+    # One answer carries at most MAX_ANSWER_CHARS of text, however many long entries it
+    # lists: each is cut at its share (and says how to read it whole).
+    share = max(TEXT_CHARS_MIN, MAX_ANSWER_CHARS // max(1, len(entries)))
+    cut = min(args.max_chars, share)
+    answer: dict[str, Any] = {"entries": [entry_view(to_json(e), cut) for e in entries]}
     if not entries and args.thread is not None:
         # An empty list reads like "nothing was said": say what was asked, and the way out.
         answer["note"] = (
