@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from app.limits import MAX_APPEND_ENTRIES, MAX_ENTRY_CHARS, MAX_LABEL_CHARS
+from app.limits import MAX_APPEND_ENTRIES, MAX_APPEND_TERMS, MAX_ENTRY_CHARS, MAX_LABEL_CHARS
 from app.mcp.tools.base import ToolArgs
 from app.models import KINDS, ROLES
 
@@ -15,7 +15,10 @@ DESCRIPTION = (
     "Append the entries of a turn to your tape (the append-only record of everything that "
     "happened). Call it once per turn with the user's message, your tool calls and results, "
     "and your answer, all with the same `thread` and `turn`. All entries are stored or none. "
-    "Returns the new entry ids: pass them as `sources` to `remember`."
+    "Returns the new entry ids: pass them as `sources` to `remember`. Never append a "
+    "secret's value: a call holding one you were not given is refused whole. A call "
+    f"may index at most {MAX_APPEND_TERMS:,} search terms (as many words, or half as many "
+    "Chinese characters): split a bigger turn in two."
 )
 READ_ONLY = False
 
