@@ -23,6 +23,7 @@ ENTRY_FIELDS = frozenset(
 )
 # Line breaks and other control or format characters: a label is one line of plain text,
 # and a label with a line break could pass for the structure of what shows it.
+_FIELD = re.compile(r"^[a-z][a-z_]{0,23}$")
 _NOT_IN_LABELS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\ufeff]")
 
 
@@ -114,7 +115,8 @@ def _fields(raw: NewEntry | Mapping[str, Any], where: str) -> dict[str, Any]:
         data["text"] = data.pop("content")
     unknown = [k for k in data if k not in ENTRY_FIELDS]
     if unknown:
-        named = ", ".join(sorted(k for k in unknown if isinstance(k, str) and k.isidentifier()))
+        # A typo is named ("colour"); anything else might be a value put where a name goes.
+        named = ", ".join(sorted(k for k in unknown if isinstance(k, str) and _FIELD.match(k)))
         raise InvalidInput(
             f"{where}: {len(unknown)} unknown field(s){f' ({named[:200]})' if named else ''}; "
             "an entry has thread, turn, kind, role, text (and optional user, time, meta)."

@@ -226,7 +226,8 @@ def sync_store(store: Store, agent: str, directory: Path) -> MirrorReport:
         for thread, signature in signatures.items():
             rel = f"tape/{thread_file(thread)}"
             keep_t.add(rel)
-            if known.get(thread) == signature and (directory / rel).exists():
+            path = directory / rel
+            if known.get(thread) == signature and path.exists() and not path.is_symlink():
                 sync.unchanged += 1
                 continue
             entries = _rows(
