@@ -33,8 +33,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import Engine, TapemindError
-from app.vault import MemoryKeyStore
 from app.host.gil import shorten_switch_interval
+from app.vault import MemoryKeyStore
 
 MIB = 1024 * 1024
 TARGET_P95_MS = 100.0
