@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.demo-home
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup setup-node run demo test test-keyring lint bench package clean
+.PHONY: setup setup-node run demo test test-fast test-keyring lint bench package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ test: setup setup-node
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real"
+
+## The engine core in under a minute: no subprocesses, no Qt, a hashing embedder for models.
+test-fast: setup
+	$(BIN)/python -m pytest -q --fast tests/engine tests/test_architecture.py tests/contract
 
 test-keyring: setup
 	bash tests/run_keyring_real.sh

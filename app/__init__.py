@@ -26,13 +26,14 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from app.agents import AgentToken
+    from app.chat import LLM_API_KEY_ENV, parse_llm
     from app.clock import (
         from_iso as parse_time,
     )
     from app.codec import (
         to_json,
     )
-    from app.confront import LLM_API_KEY_ENV, Conflict, ConflictSide, DecisionRecord, parse_llm
+    from app.confront import Conflict, ConflictSide, DecisionRecord
     from app.db import check_openable as check_home
     from app.db import db_path as home_database
     from app.db import resolve as resolve_home
@@ -58,6 +59,15 @@ if TYPE_CHECKING:
         IndexerStats,
         IndexStatus,
         RebuildProgress,
+    )
+    from app.insights import (
+        GrownSkill,
+        InsightsReport,
+        InsightsWaiting,
+        Proposal,
+        SkillIssue,
+        SkillStep,
+        SkillVersion,
     )
     from app.lifecycle import ArchiveCandidate, DistillReport, HealthSnapshot, MaintainReport
     from app.limits import (
@@ -130,15 +140,18 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Engine": ("app.engine", "Engine"),
     "GRANT_SCOPES": ("app.vault.records", "SCOPES"),
     "Grant": ("app.vault.records", "Grant"),
+    "GrownSkill": ("app.insights.records", "GrownSkill"),
     "HISTORY_FORMATS": ("app.transfer.importers", "FORMATS"),
     "HealthSnapshot": ("app.lifecycle.health", "HealthSnapshot"),
     "HomeBusy": ("app.errors", "HomeBusy"),
     "HomeError": ("app.errors", "HomeError"),
     "IndexStatus": ("app.index", "IndexStatus"),
     "IndexerStats": ("app.index", "IndexerStats"),
+    "InsightsReport": ("app.insights.records", "InsightsReport"),
+    "InsightsWaiting": ("app.insights.records", "InsightsWaiting"),
     "InvalidInput": ("app.errors", "InvalidInput"),
     "KINDS": ("app.models", "KINDS"),
-    "LLM_API_KEY_ENV": ("app.confront.decisions", "LLM_API_KEY_ENV"),
+    "LLM_API_KEY_ENV": ("app.chat", "LLM_API_KEY_ENV"),
     "MAX_BUDGET": ("app.limits", "MAX_BUDGET"),
     "MaintainReport": ("app.lifecycle.forgetting", "MaintainReport"),
     "Memory": ("app.models", "Memory"),
@@ -150,6 +163,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "NotFound": ("app.errors", "NotFound"),
     "PASSPHRASE_ENV": ("app.vault.passphrase", "PASSPHRASE_ENV"),
     "PERMISSION_MODES": ("app.models", "PERMISSION_MODES"),
+    "Proposal": ("app.insights.records", "Proposal"),
     "ROLES": ("app.models", "ROLES"),
     "RebuildProgress": ("app.index", "RebuildProgress"),
     "Refused": ("app.errors", "Refused"),
@@ -163,6 +177,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SearchResult": ("app.recall.search", "SearchResult"),
     "SecretInfo": ("app.vault.records", "SecretInfo"),
     "SecretResult": ("app.vault.records", "SecretResult"),
+    "SkillIssue": ("app.insights.records", "SkillIssue"),
+    "SkillStep": ("app.insights.records", "SkillStep"),
+    "SkillVersion": ("app.insights.records", "SkillVersion"),
     "TapeEntry": ("app.models", "TapeEntry"),
     "TapemindError": ("app.errors", "TapemindError"),
     "VaultProblem": ("app.errors", "VaultProblem"),
@@ -174,7 +191,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "history_file_patterns": ("app.transfer.importers", "file_patterns"),
     "home_database": ("app.db.home", "db_path"),
     "parse_history": ("app.transfer.importers", "parse_history"),
-    "parse_llm": ("app.confront.decisions", "parse_llm"),
+    "parse_llm": ("app.chat", "parse_llm"),
     "parse_time": ("app.clock", "from_iso"),
     "resolve_home": ("app.db.home", "resolve"),
     "seed_demo": ("app.demo.seed", "seed"),
@@ -212,11 +229,14 @@ __all__ = [
     "DroppedItem",
     "Engine",
     "Grant",
+    "GrownSkill",
     "HealthSnapshot",
     "HomeBusy",
     "HomeError",
     "IndexStatus",
     "IndexerStats",
+    "InsightsReport",
+    "InsightsWaiting",
     "InvalidInput",
     "MaintainReport",
     "Memory",
@@ -226,6 +246,7 @@ __all__ = [
     "MirrorReport",
     "NewEntry",
     "NotFound",
+    "Proposal",
     "RebuildProgress",
     "Refused",
     "RememberResult",
@@ -235,6 +256,9 @@ __all__ = [
     "SearchResult",
     "SecretInfo",
     "SecretResult",
+    "SkillIssue",
+    "SkillStep",
+    "SkillVersion",
     "TapeEntry",
     "TapemindError",
     "VaultProblem",

@@ -19,6 +19,7 @@ from sqlalchemy import text
 
 from app import audit
 from app import index as _index
+from app import insights as _insights
 from app.agents import AgentToken
 from app.agents import registry as agents
 from app.agents import tokens as _access_tokens
@@ -33,6 +34,13 @@ from app.db import home as homes
 from app.errors import InvalidInput
 from app.events import EventBus
 from app.index import EMBEDDER, RETRIEVAL
+from app.insights import (
+    GrownSkill,
+    InsightsReport,
+    InsightsWaiting,
+    Proposal,
+    SkillVersion,
+)
 from app.lifecycle import (
     ArchiveCandidate,
     DistillReport,
@@ -123,6 +131,7 @@ class Engine:
             store.close()
             raise
         _index.attach(rt)  # the retrieval service: opens nothing until used
+        _insights.attach(rt)  # forgotten memories' words leave every draft
         if embedder is not None:
             rt.services.put(EMBEDDER, embedder)
         if keystore is not None:
@@ -653,6 +662,59 @@ class Engine:
     def settled_conflicts(self, agent: str | None = None, *, limit: int = 50) -> list[Conflict]:
         """Resolved conflicts, the most recently settled first (`agent` None: all)."""
         return conflicts_.list_(self._rt, agent, "resolved", limit=limit, settled_first=True)
+
+    # -- insights: skills grown from memories -----------------------------------------
+
+    def insights(self, agent: str) -> InsightsReport:
+        """Propose skills from the agent's memories: groups of related lessons, task
+        outcomes and preferences (by meaning, lineage and use) drafted as SKILL.md, each
+        step citing the memories it rests on. Written by the agent's LLM when one is set,
+        else from the memories' own words. Returns the run's counts and the pending
+        proposals (this run's first). Raises NotFound for an unknown agent."""
+        return _insights.propose(self._rt, agent)
+
+    def proposals(
+        self,
+        agent: str | None = None,
+        status: str | None = "pending",
+        *,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Proposal]:
+        """Insight proposals, oldest first (`agent` None: all agents; `status` pending,
+        accepted, rejected, withdrawn, or None for any)."""
+        return _insights.list_(self._rt, agent, status, limit=limit, offset=offset)
+
+    def proposal(self, proposal_id: int) -> Proposal:
+        """One proposal with its draft, evidence and (for a revision) diff. Raises NotFound."""
+        return _insights.get(self._rt, proposal_id)
+
+    def accept_proposal(self, proposal_id: int, text: str | None = None) -> GrownSkill:
+        """Accept a pending proposal, as drafted or as the owner's edited SKILL.md `text`:
+        a new grown skill, or the next version of the one it revises. Raises NotFound,
+        InvalidInput (not pending; a bad name, front matter or citation: says which)."""
+        return _insights.accept(self._rt, proposal_id, text)
+
+    def reject_proposal(self, proposal_id: int) -> Proposal:
+        """Reject a pending proposal; the same memories are not proposed again."""
+        return _insights.reject(self._rt, proposal_id)
+
+    def skills(self, agent: str) -> list[GrownSkill]:
+        """The agent's grown skills by name: current text, evidence and state (current,
+        review: contradicted or edited evidence, stale: forgotten or superseded evidence)."""
+        return _insights.skills(self._rt, agent)
+
+    def skill(self, agent: str, name: str) -> GrownSkill:
+        """One grown skill of the agent. Raises NotFound."""
+        return _insights.skill(self._rt, agent, name)
+
+    def skill_versions(self, agent: str, name: str) -> list[SkillVersion]:
+        """Every accepted version of a grown skill, the newest first."""
+        return _insights.versions(self._rt, agent, name)
+
+    def insights_waiting(self, agent: str | None = None) -> InsightsWaiting:
+        """What waits for the owner: pending proposals, grown skills to review or stale."""
+        return _insights.waiting(self._rt, agent)
 
 
 def runtime_of(engine: Engine) -> Runtime:

@@ -18,6 +18,7 @@ _NOUN_SIGNALS = {
     "tape": ("tape_changed", "health_changed"),
     "agent": ("agents_changed", "memories_changed", "tape_changed", "health_changed"),
     "conflict": ("conflicts_changed", "memories_changed", "health_changed"),
+    "insight": ("insights_changed", "health_changed"),
     "archive": ("memories_changed", "health_changed"),
     "lifecycle": ("memories_changed", "health_changed"),
     "health": ("health_changed",),
@@ -43,6 +44,7 @@ class EngineBridge(QObject):
     tape_changed = Signal(str)
     agents_changed = Signal(str)
     conflicts_changed = Signal(str)
+    insights_changed = Signal(str)
     health_changed = Signal(str)
     secrets_changed = Signal(str)
     requests_changed = Signal(str)

@@ -38,6 +38,9 @@ class HealthView:
     archived: int | None = None
     archive_candidates: int | None = None
     pending_requests: int | None = None
+    # insights: proposals waiting for review, grown skills whose memories changed
+    proposals_waiting: int | None = None
+    skills_to_review: int | None = None
     # (timestamp seconds, {metric: value}) per stored snapshot, oldest first
     history: tuple[tuple[float, dict[str, float]], ...] | None = None
     from_snapshot: bool = False
@@ -87,6 +90,12 @@ def load(engine: Any, agent: str | None, days: int | None) -> HealthView:
     if _has(engine, "access_requests"):
         pending = len(engine.access_requests(status="pending"))
     history = _history(engine, agent, days) if _has(engine, "health_history") else None
+    waiting = engine.insights_waiting(agent) if _has(engine, "insights_waiting") else None
+    insights = (
+        {"proposals_waiting": waiting.proposals,
+         "skills_to_review": waiting.skills_to_review + waiting.stale_skills}
+        if waiting is not None else {}
+    )  # fmt: skip
     if _has(engine, "health"):
         snap = engine.health(agent=agent)
         return HealthView(
@@ -103,6 +112,7 @@ def load(engine: Any, agent: str | None, days: int | None) -> HealthView:
             pending_requests=pending,
             history=history,
             from_snapshot=True,
+            **insights,
         )
     totals = {s: 0 for s in STATUSES}
     tape_entries = 0
@@ -118,6 +128,7 @@ def load(engine: Any, agent: str | None, days: int | None) -> HealthView:
         archived=totals.get("archived", 0),
         pending_requests=pending,
         history=history,
+        **insights,
     )
 
 

@@ -10,6 +10,7 @@ _PAGE_ICONS = {
     "dashboard": QStyle.StandardPixmap.SP_ComputerIcon,
     "memories": QStyle.StandardPixmap.SP_FileDialogDetailedView,
     "conflicts": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "insights": QStyle.StandardPixmap.SP_FileDialogInfoView,
     "archive": QStyle.StandardPixmap.SP_DirIcon,
     "tape": QStyle.StandardPixmap.SP_FileDialogContentsView,
     "vault": QStyle.StandardPixmap.SP_DialogSaveButton,

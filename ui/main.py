@@ -10,7 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-PAGE_CHOICES = ("dashboard", "memories", "conflicts", "archive", "tape", "vault", "agents")
+PAGE_CHOICES = (
+    "dashboard", "memories", "conflicts", "insights", "archive", "tape", "vault", "agents",
+)  # fmt: skip
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -36,7 +38,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--review",
         action="store_true",
         help="open the conflict review dialog on the oldest open conflict (implies "
-        "--page conflicts); with --screenshot the picture is of the dialog",
+        "--page conflicts; with --page insights, the review of the oldest proposed skill); "
+        "with --screenshot the picture is of the dialog",
     )
     p.add_argument(
         "--lang",
@@ -71,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # frozen build that child is this executable again, and this call runs it instead.
     multiprocessing.freeze_support()
     args = parse_args(argv)
-    if args.review:
+    if args.review and args.page != "insights":
         args.page = "conflicts"
     if args.version:
         from app import __version__

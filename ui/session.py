@@ -66,7 +66,7 @@ class Session:
     ) -> bool:
         """Render the current page once loaded and save it; False if it never loaded.
 
-        `review`: the picture is of the conflict review dialog (sized width x
+        `review`: the picture is of the page's review dialog (conflicts, insights; sized width x
         height) that the Conflicts page opened; False if it has none open.
         """
         self.window.resize(width, height)

@@ -33,6 +33,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("dashboard", "Dashboard", "dashboard:DashboardPage"),
     ("memories", "Memories", "memories:MemoriesPage"),
     ("conflicts", "Conflicts", "conflicts:ConflictsPage"),
+    ("insights", "Insights", "insights:InsightsPage"),
     ("archive", "Archive", "archive:ArchivePage"),
     ("tape", "Tape", "tape:TapePage"),
     ("vault", "Vault", "vault:VaultPage"),

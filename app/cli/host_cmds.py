@@ -172,13 +172,15 @@ def token(state: State, name: str, rotate: bool) -> None:
 
 @click.group()
 def skill() -> None:
-    """The Tapemind skill: a short manual that tells agents how to use their memory."""
+    """Skills: the Tapemind manual that tells agents how to use their memory, and the
+    skills grown from an agent's memories (`tapemind insights`)."""
 
 
 SKILL_NAME = "tapemind-memory"
 
 
 @skill.command("install")
+@click.argument("name", required=False, default=SKILL_NAME)
 @click.option(
     "--target",
     required=True,
@@ -187,49 +189,61 @@ SKILL_NAME = "tapemind-memory"
     "project's .claude/skills or .agents/skills.",
 )
 @click.option(
+    "--agent",
+    help="The agent a grown skill NAME belongs to (needed when several agents have one of "
+    "that name).",
+)
+@click.option(
     "--force", is_flag=True, help="Replace an installed copy that differs (e.g. was edited)."
 )
 @json_option
 @pass_state
-def skill_install(state: State, target: Path, force: bool) -> None:
-    """Copy the tapemind-memory skill into TARGET/tapemind-memory/."""
-    source = resources.files("resources") / "skills" / SKILL_NAME
+def skill_install(state: State, name: str, target: Path, agent: str | None, force: bool) -> None:
+    """Copy skill NAME into TARGET/NAME/: the tapemind-memory skill (the default), or an
+    agent's grown skill (see `tapemind skill list --agent A`)."""
+    if name == SKILL_NAME:
+        source = resources.files("resources") / "skills" / SKILL_NAME
+        shipped = {
+            item.name: item.read_bytes()
+            for item in source.iterdir()
+            if item.is_file() and not item.name.startswith(("_", "."))
+        }
+        origin = "the skill of this Tapemind version"
+    else:
+        grown = _grown_skill(state, name, agent)
+        shipped = {"SKILL.md": grown.text.encode("utf-8")}
+        origin = f"version {grown.version} of agent {grown.agent}'s grown skill"
     target = target.expanduser()
     # `--target ~/.claude/skills/tapemind-memory` means that folder: a skill one level
     # deeper (…/tapemind-memory/tapemind-memory/SKILL.md) is found by no client.
-    dest = target if target.name == SKILL_NAME else target / SKILL_NAME
-    shipped = {
-        item.name: item.read_bytes()
-        for item in source.iterdir()
-        if item.is_file() and not item.name.startswith(("_", "."))
-    }
+    dest = target if target.name == name else target / name
     with writing_to(dest, "--target"):
         differs = [
-            name
-            for name, body in shipped.items()
-            if (dest / name).is_file() and (dest / name).read_bytes() != body
+            file
+            for file, body in shipped.items()
+            if (dest / file).is_file() and (dest / file).read_bytes() != body
         ]
         if differs and not force:
             # Never overwrite silently: the owner may have edited the manual.
             raise InvalidInput(
-                f"{dest / differs[0]} differs from the skill of this Tapemind version "
+                f"{dest / differs[0]} differs from {origin} "
                 "(edited, or installed by another version), so it was left as it is. "
                 "Keep a copy of your changes, then run again with --force to replace it."
             )
         fresh = [n for n in shipped if not (dest / n).is_file()]
         dest.mkdir(parents=True, exist_ok=True)
-        for name in [*differs, *fresh]:
-            (dest / name).write_bytes(shipped[name])
+        for file in [*differs, *fresh]:
+            (dest / file).write_bytes(shipped[file])
     status = "updated" if differs else "installed" if fresh else "unchanged"
     result: dict[str, Any] = {"installed": str(dest), "files": sorted(shipped), "status": status}
     if state.as_json:
         emit_json(result)
         return
     if status == "unchanged":
-        click.echo(f"The tapemind-memory skill in {dest} is already up to date.")
+        click.echo(f"The {name} skill in {dest} is already up to date.")
     else:
         click.echo(
-            f"{'Updated' if differs else 'Installed'} the tapemind-memory skill in "
+            f"{'Updated' if differs else 'Installed'} the {name} skill in "
             f"{dest / 'SKILL.md'}. Start a new Claude Code or Codex session to load it."
         )
     if dest.parent.name != "skills":
@@ -238,6 +252,24 @@ def skill_install(state: State, target: Path, force: bool) -> None:
             "(~/.claude/skills, ~/.agents/skills, or a project's .claude/skills).",
             err=True,
         )
+
+
+def _grown_skill(state: State, name: str, agent: str | None) -> Any:
+    """The grown skill NAME: of `agent`, or of the one agent that has a skill so named."""
+    engine = state.engine()
+    if agent is not None:
+        return engine.skill(agent, name)
+    owners = [a.name for a in engine.agents() if any(s.name == name for s in engine.skills(a.name))]
+    if len(owners) == 1:
+        return engine.skill(owners[0], name)
+    if owners:
+        raise InvalidInput(
+            f"Agents {', '.join(owners)} each have a skill named {name!r}: say which with --agent."
+        )
+    raise InvalidInput(
+        f"No skill named {name!r}: install tapemind-memory, or a grown skill listed by "
+        "`tapemind skill list --agent NAME`."
+    )
 
 
 def register(cli: click.Group) -> None:

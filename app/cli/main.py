@@ -87,6 +87,9 @@ def register() -> None:
     from app.cli import lifecycle_cmds
 
     lifecycle_cmds.register(cli)
+    from app.cli import insight_cmds  # after host_cmds: it adds to the skill group
+
+    insight_cmds.register(cli)
 
 
 register()

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from app import PASSPHRASE_ENV, Engine
+from app import PASSPHRASE_ENV, PERMISSION_MODES, Engine
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
 
@@ -182,7 +182,7 @@ def rotate_key(state: State) -> None:
 
 @vault.command("mode")
 @click.argument("name")
-@click.argument("mode", type=click.Choice(["ask", "auto", "review", "agent"]))
+@click.argument("mode", type=click.Choice([*PERMISSION_MODES, "agent"]))
 @json_option
 @pass_state
 def mode(state: State, name: str, mode: str) -> None:

@@ -434,6 +434,68 @@ def m010_memories_by_turn(conn: Connection) -> None:
     )
 
 
+@migration(11, "insights: proposed skills, grown skills and their versions")
+def m011_insights(conn: Connection) -> None:
+    # A proposal keeps its draft as JSON (name, title, description, when to use it, steps
+    # with the memory ids each cites) and the memories it was drawn from; a grown skill
+    # keeps every accepted version's text and the memories (at which version) it rests on,
+    # so a later edit, forget or supersede of one of them can be noticed.
+    _run(
+        conn,
+        """
+        CREATE TABLE skills (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (agent_id, name)
+        );
+        CREATE TABLE skill_versions (
+            skill_id INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
+            version INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            description TEXT NOT NULL,
+            proposal_id INTEGER,
+            edited INTEGER NOT NULL,
+            accepted_at TEXT NOT NULL,
+            PRIMARY KEY (skill_id, version)
+        );
+        CREATE TABLE skill_evidence (
+            skill_id INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
+            version INTEGER NOT NULL,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            memory_version INTEGER NOT NULL,
+            PRIMARY KEY (skill_id, version, memory_id)
+        );
+        CREATE INDEX skill_evidence_by_memory ON skill_evidence (memory_id);
+        CREATE TABLE insight_proposals (
+            id INTEGER PRIMARY KEY,
+            agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+            skill_id INTEGER REFERENCES skills(id) ON DELETE CASCADE,
+            base_version INTEGER,
+            reason TEXT NOT NULL,
+            name TEXT NOT NULL,
+            draft TEXT NOT NULL,
+            writer TEXT NOT NULL,
+            note TEXT,
+            group_key TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            decided_at TEXT
+        );
+        CREATE INDEX insight_proposals_by_agent ON insight_proposals (agent_id, status, id);
+        CREATE TABLE insight_evidence (
+            proposal_id INTEGER NOT NULL REFERENCES insight_proposals(id) ON DELETE CASCADE,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            PRIMARY KEY (proposal_id, memory_id)
+        );
+        CREATE INDEX insight_evidence_by_memory ON insight_evidence (memory_id)
+        """,
+    )
+
+
 @migration(15, "agents: writes refused for holding a vault value the agent was not given")
 def m015_secret_echoes(conn: Connection) -> None:
     # An agent that writes values of the vault it was never given is either leaking them

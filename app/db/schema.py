@@ -316,6 +316,67 @@ class IndexRowRow(SQLModel, table=True):
     indexed_at: str
 
 
+# -- insights (migration 11) --------------------------------------------------------
+
+
+class SkillRow(SQLModel, table=True):
+    """A grown skill of an agent: accepted from a proposal, versioned."""
+
+    __tablename__ = "skills"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    name: str
+    version: int
+    created_at: str
+    updated_at: str
+
+
+class SkillVersionRow(SQLModel, table=True):
+    __tablename__ = "skill_versions"
+    skill_id: int = Field(primary_key=True, foreign_key="skills.id")
+    version: int = Field(primary_key=True)
+    text: str  # the SKILL.md as accepted
+    description: str
+    proposal_id: int | None = None
+    edited: int  # 1: the owner changed the draft before accepting it
+    accepted_at: str
+
+
+class SkillEvidenceRow(SQLModel, table=True):
+    """A memory a skill version rests on, at the version of the memory it took."""
+
+    __tablename__ = "skill_evidence"
+    skill_id: int = Field(primary_key=True, foreign_key="skills.id")
+    version: int = Field(primary_key=True)
+    memory_id: int = Field(primary_key=True, foreign_key="memories.id")
+    memory_version: int
+
+
+class InsightProposalRow(SQLModel, table=True):
+    """A proposed skill (new, or a new version of `skill_id`) waiting for the owner."""
+
+    __tablename__ = "insight_proposals"
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int = Field(foreign_key="agents.id")
+    skill_id: int | None = Field(default=None, foreign_key="skills.id")
+    base_version: int | None = None
+    reason: str  # new | grown | stale
+    name: str
+    draft: str  # JSON: name, title, description, when_to_use, steps, language
+    writer: str  # extractive | llm:MODEL
+    note: str | None = None
+    group_key: str  # digest of the evidence ids (and the skill), to not propose twice
+    status: str  # pending | accepted | rejected | withdrawn
+    created_at: str
+    decided_at: str | None = None
+
+
+class InsightEvidenceRow(SQLModel, table=True):
+    __tablename__ = "insight_evidence"
+    proposal_id: int = Field(primary_key=True, foreign_key="insight_proposals.id")
+    memory_id: int = Field(primary_key=True, foreign_key="memories.id")
+
+
 # Tables that never leave the home in an export: bookkeeping, derived data (the vector
 # index's ledger, class counts kept by triggers: an import rebuilds them) and the vault.
 NOT_EXPORTED = frozenset(

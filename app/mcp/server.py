@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from app.codec import to_json
 from app.errors import TapemindError
 from app.limits import MAX_ERROR_CHARS
+from app.mcp import catalog
 from app.mcp.tools import TOOLS
 
 log = logging.getLogger(__name__)
@@ -261,4 +262,7 @@ def build_server(
         cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        # The memory skill and the agent's grown skills as prompts, its skills and
+        # memories as tapemind:// resources (app/mcp/catalog.py).
+        **catalog.handlers(engine, identify),
     )

@@ -287,8 +287,10 @@ def context(
     latency_ms = (time.perf_counter() - started) * 1000.0
     # The record is the owner's to read: a value of the vault in the query (or a label)
     # is kept out of it, as out of any other write.
-    asked = [rt.redact(v) if v else v for v in (thread, user, query)]
-    recall_id = _store_recall(rt, arow, *asked, budget, tokens_used, included, dropped, latency_ms)
+    in_thread, for_user, asked = (rt.redact(v) if v else v for v in (thread, user, query))
+    recall_id = _store_recall(
+        rt, arow, in_thread, for_user, asked, budget, tokens_used, included, dropped, latency_ms
+    )
     return ContextBlock(
         text=text,
         included=tuple(included),

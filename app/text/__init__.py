@@ -8,11 +8,14 @@
 from app.text.normalize import CJK_LETTERS, entry_hash, memory_hash, normalise, one_line
 from app.text.terms import (
     _IS_CJK,
+    CJK_PARTICLES,
+    STOP_WORDS,
     _words,
     agent_token,
     groups_expression,
     index_tokens,
     query_groups,
+    stem,
     text_terms,
     token_string,
 )
@@ -20,6 +23,8 @@ from app.text.tokens import count_tokens
 
 __all__ = [
     "CJK_LETTERS",
+    "CJK_PARTICLES",
+    "STOP_WORDS",
     "_IS_CJK",
     "_words",
     "agent_token",
@@ -31,6 +36,7 @@ __all__ = [
     "normalise",
     "one_line",
     "query_groups",
+    "stem",
     "text_terms",
     "token_string",
 ]

@@ -16,6 +16,7 @@ from app.clock import from_iso
 from app.db import SecretRow, VaultMetaRow, VaultRotationJournalRow
 from app.errors import InvalidInput, NotFound
 from app.limits import MAX_SECRET_NAME_CHARS
+from app.models import PERMISSION_MODES
 from app.runtime import Runtime
 from app.vault.credentials import looks_like_credential
 from app.vault.records import SecretInfo
@@ -24,7 +25,7 @@ from app.vault.records import SecretInfo
 VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
 
 _NAME = re.compile(rf"^[^\W][\w.\-]{{0,{MAX_SECRET_NAME_CHARS - 1}}}$", re.UNICODE)
-MODES = ("ask", "auto", "review")
+MODES = PERMISSION_MODES
 
 
 def secret_aad(secret_id: str) -> str:

@@ -6,9 +6,11 @@
 //   node calls.mjs URL < calls.json
 //   node calls.mjs stdio COMMAND [ARG...] < calls.json
 //
-// stdin: a JSON array of {name, arguments}. stdout: one JSON object, {server,
-// protocolVersion, tools: [{name, inputSchema}], results: [{isError, text, structured}]}, or {error}
-// when the session could not start (a wrong token) or a call broke the protocol.
+// stdin: a JSON array of {name, arguments} (tool calls) or {method, params} (client methods
+// such as listPrompts, getPrompt, listResources, readResource). stdout: one JSON object,
+// {server, protocolVersion, capabilities, tools: [{name, inputSchema}], results: [{isError,
+// text, structured} | {result} | {rpcError}]}, or {error} when the session could not start
+// (a wrong token) or a tool call broke the protocol.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -31,6 +33,15 @@ try {
   const { tools } = await client.listTools();
   const results = [];
   for (const call of calls) {
+    if (call.method) {
+      // A JSON-RPC error is the answer under test here, not a broken session.
+      try {
+        results.push({ result: await client[call.method](call.params) });
+      } catch (error) {
+        results.push({ rpcError: { code: error?.code ?? null, message: String(error?.message) } });
+      }
+      continue;
+    }
     const result = await client.callTool(call);
     results.push({
       isError: Boolean(result.isError),
@@ -41,6 +52,7 @@ try {
   out = {
     server: client.getServerVersion()?.name ?? null,
     protocolVersion: transport.protocolVersion ?? null, // HTTP only: stdio keeps none
+    capabilities: client.getServerCapabilities() ?? null,
     tools: tools.map(({ name, inputSchema }) => ({ name, inputSchema })),
     results,
   };

@@ -66,6 +66,7 @@ class DashboardPage(Page):
             ("memories", "Memories", "memories", {"status": "active"}),
             ("never_recalled", "Never recalled", "memories", {"never_recalled": True}),
             ("conflicts", "Open conflicts", "conflicts", {"review": True}),
+            ("insights", "Skills to review", "insights", {"review": True}),
             ("unembedded", "Unembedded", "memories", {}),
             ("archived", "Archived", "archive", {}),
             ("secrets", "Secrets pending approval", "vault", {}),
@@ -163,6 +164,14 @@ class DashboardPage(Page):
             tr("oldest: {age}").format(age=fmt_age(view.oldest_conflict_age_s))
             if view.open_conflicts
             else tr("nothing to review"),
+        )
+        skills = view.skills_to_review or 0
+        self._value(
+            "insights",
+            view.proposals_waiting,
+            tr("{n} grown skills to look at").format(n=skills)
+            if skills
+            else tr("proposed from the memories"),
         )
         self._value(
             "unembedded",

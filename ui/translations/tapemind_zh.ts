@@ -4,6 +4,10 @@
 <context>
     <name>tapemind</name>
     <message>
+        <source>&amp;Accept</source>
+        <translation>接受(&amp;A)</translation>
+    </message>
+    <message>
         <source>&amp;Always allow</source>
         <translation>始终允许(&amp;A)</translation>
     </message>
@@ -12,12 +16,24 @@
         <translation>拒绝(&amp;D)</translation>
     </message>
     <message>
+        <source>&amp;Edit and accept…</source>
+        <translation>编辑后接受(&amp;E)…</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
+        <source>&amp;Find skills</source>
+        <translation>发现技能(&amp;F)</translation>
+    </message>
+    <message>
         <source>&amp;Merge…</source>
         <translation>合并(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Reject</source>
+        <translation>拒绝(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Review…</source>
@@ -64,6 +80,14 @@
         <translation>智能体名称（字母、数字、“.”、“-”或“_”）：</translation>
     </message>
     <message>
+        <source>Accept edited skill</source>
+        <translation>接受编辑后的技能</translation>
+    </message>
+    <message>
+        <source>Accepted: agents now get the skill {name}.</source>
+        <translation>已接受：智能体现在可以获得技能 {name}。</translation>
+    </message>
+    <message>
         <source>Active memories</source>
         <translation>活跃记忆</translation>
     </message>
@@ -102,6 +126,10 @@
     <message>
         <source>Agent</source>
         <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Agent {agent}</source>
+        <translation>智能体 {agent}</translation>
     </message>
     <message>
         <source>Agent {agent} · open for {age}</source>
@@ -216,12 +244,24 @@
         <translation>类别</translation>
     </message>
     <message>
+        <source>Change the name, the description or the steps; cite memories as [m12]. Ctrl+Enter accepts.</source>
+        <translation>可修改名称、描述或步骤；用 [m12] 引用记忆。按 Ctrl+Enter 接受。</translation>
+    </message>
+    <message>
+        <source>Changes to the grown skill</source>
+        <translation>对已有技能的改动</translation>
+    </message>
+    <message>
         <source>Children</source>
         <translation>子记忆</translation>
     </message>
     <message>
         <source>Choose a passphrase for the new vault:</source>
         <translation>为新保险库设置口令：</translation>
+    </message>
+    <message>
+        <source>Choose an agent and press Find skills: lessons, outcomes and preferences that recur or are used together become skills for you to review.</source>
+        <translation>选择一个智能体并点击“发现技能”：反复出现或被一起使用的经验、任务结果和偏好会成为技能，等你审查。</translation>
     </message>
     <message>
         <source>Close</source>
@@ -296,8 +336,20 @@
         <translation>拒绝</translation>
     </message>
     <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
         <source>Double-click a conflict (or select it and press Enter) to review it side by side.</source>
         <translation>双击一个冲突（或选中后按回车）即可并排审查。</translation>
+    </message>
+    <message>
+        <source>Double-click a proposal (or select it and press Enter) to review it beside its evidence.</source>
+        <translation>双击一条提议（或选中后按回车），在其证据旁审查它。</translation>
+    </message>
+    <message>
+        <source>Draft</source>
+        <translation>草稿</translation>
     </message>
     <message>
         <source>Due</source>
@@ -310,6 +362,10 @@
     <message>
         <source>Edit the merged text; both memories are replaced by it. Ctrl+Enter saves.</source>
         <translation>编辑合并后的内容；两条记忆都将被它取代。按 Ctrl+Enter 保存。</translation>
+    </message>
+    <message>
+        <source>Edit the skill</source>
+        <translation>编辑技能</translation>
     </message>
     <message>
         <source>Edit…</source>
@@ -328,6 +384,10 @@
         <translation>队列中的冲突都已裁决。</translation>
     </message>
     <message>
+        <source>Every proposed skill is reviewed.</source>
+        <translation>所有提议的技能都已审查。</translation>
+    </message>
+    <message>
         <source>Every read by this agent for the next hour, then it asks again.</source>
         <translation>此后 1 小时内该智能体的每次读取都允许，之后需要再次请求。</translation>
     </message>
@@ -338,6 +398,10 @@
     <message>
         <source>Evidence on the tape</source>
         <translation>磁带上的证据</translation>
+    </message>
+    <message>
+        <source>Evidence: the memories and their tape entries</source>
+        <translation>证据：记忆及其磁带条目</translation>
     </message>
     <message>
         <source>Existing memory</source>
@@ -380,6 +444,14 @@
         <translation>授权</translation>
     </message>
     <message>
+        <source>Group this agent's memories and propose skills</source>
+        <translation>归纳该智能体的记忆并提出技能</translation>
+    </message>
+    <message>
+        <source>Grown skills</source>
+        <translation>已形成的技能</translation>
+    </message>
+    <message>
         <source>Half-life</source>
         <translation>半衰期</translation>
     </message>
@@ -402,6 +474,10 @@
     <message>
         <source>Importance</source>
         <translation>重要性</translation>
+    </message>
+    <message>
+        <source>Insights</source>
+        <translation>技能洞察</translation>
     </message>
     <message>
         <source>It contains the agent's token: paste it only into that agent's client.</source>
@@ -436,6 +512,10 @@
         <translation>保留所选</translation>
     </message>
     <message>
+        <source>Keep this skill as drafted; agents get it</source>
+        <translation>按草稿保留这个技能；智能体将获得它</translation>
+    </message>
+    <message>
         <source>Kept both</source>
         <translation>两者都保留</translation>
     </message>
@@ -450,6 +530,10 @@
     <message>
         <source>Key store: {where} · {n} secrets · {g} active grants</source>
         <translation>密钥存储：{where} · {n} 个密钥 · {g} 个有效授权</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
     </message>
     <message>
         <source>LLM (OpenAI-compatible)</source>
@@ -526,6 +610,14 @@
     <message>
         <source>No open conflicts</source>
         <translation>没有未解决的冲突</translation>
+    </message>
+    <message>
+        <source>No proposals waiting</source>
+        <translation>没有等待审查的提议</translation>
+    </message>
+    <message>
+        <source>No proposed skills</source>
+        <translation>没有待审查的技能</translation>
     </message>
     <message>
         <source>No requests are waiting.</source>
@@ -608,6 +700,14 @@
         <translation>上一个冲突（Alt+←）</translation>
     </message>
     <message>
+        <source>Proposal {pos} of {n}: {name}</source>
+        <translation>第 {pos} / {n} 条提议：{name}</translation>
+    </message>
+    <message>
+        <source>Proposed</source>
+        <translation>提出时间</translation>
+    </message>
+    <message>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
@@ -618,6 +718,10 @@
     <message>
         <source>Re&amp;open</source>
         <translation>重新打开(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Reading {agent}'s memories…</source>
+        <translation>正在读取 {agent} 的记忆…</translation>
     </message>
     <message>
         <source>Reason</source>
@@ -642,6 +746,10 @@
     <message>
         <source>Reinforce them now: they stay active and fade again only after a new idle spell.</source>
         <translation>立即强化：它们保持活跃，要再闲置一段时间才会再次淡出。</translation>
+    </message>
+    <message>
+        <source>Rejected: {name} is not proposed again.</source>
+        <translation>已拒绝：{name} 不会再被提出。</translation>
     </message>
     <message>
         <source>Remove</source>
@@ -694,6 +802,10 @@
     <message>
         <source>Review conflict</source>
         <translation>审查冲突</translation>
+    </message>
+    <message>
+        <source>Review proposed skill</source>
+        <translation>审查提议的技能</translation>
     </message>
     <message>
         <source>Reviewer</source>
@@ -788,6 +900,10 @@
         <translation>裁决时间</translation>
     </message>
     <message>
+        <source>Show &amp;changes</source>
+        <translation>显示改动(&amp;C)</translation>
+    </message>
+    <message>
         <source>Show &amp;settled</source>
         <translation>显示已裁决(&amp;S)</translation>
     </message>
@@ -796,12 +912,28 @@
         <translation>显示整个线程</translation>
     </message>
     <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Skills to review</source>
+        <translation>待审查的技能</translation>
+    </message>
+    <message>
         <source>Source tape entries</source>
         <translation>来源磁带条目</translation>
     </message>
     <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
         <source>Status</source>
         <translation>状态</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步骤数</translation>
     </message>
     <message>
         <source>Strength</source>
@@ -832,6 +964,10 @@
         <translation>内容</translation>
     </message>
     <message>
+        <source>The changes to the grown skill's current version</source>
+        <translation>相对于该技能当前版本的改动</translation>
+    </message>
+    <message>
         <source>The existing memory stays; the new one is superseded (Undo takes it back)</source>
         <translation>保留已有记忆；新记忆被取代（可撤销）</translation>
     </message>
@@ -854,6 +990,10 @@
     <message>
         <source>The vault is locked: {problem}</source>
         <translation>保险库已锁定：{problem}</translation>
+    </message>
+    <message>
+        <source>These memories are not proposed again</source>
+        <translation>这些记忆不会再被提出</translation>
     </message>
     <message>
         <source>This agent has no tape yet.</source>
@@ -932,6 +1072,10 @@
         <translation>保险库口令</translation>
     </message>
     <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
         <source>Versions</source>
         <translation>版本历史</translation>
     </message>
@@ -944,8 +1088,20 @@
         <translation>角色</translation>
     </message>
     <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
         <source>Write one memory that replaces both</source>
         <translation>写一条记忆取代这两条</translation>
+    </message>
+    <message>
+        <source>Written by</source>
+        <translation>撰写者</translation>
+    </message>
+    <message>
+        <source>a memory the skill rests on was forgotten or superseded</source>
+        <translation>技能所依据的某条记忆已被遗忘或取代</translation>
     </message>
     <message>
         <source>active</source>
@@ -1004,6 +1160,10 @@
         <translation>冲突审查</translation>
     </message>
     <message>
+        <source>current</source>
+        <translation>有效</translation>
+    </message>
+    <message>
         <source>days</source>
         <translation>天</translation>
     </message>
@@ -1044,6 +1204,10 @@
         <translation>索引已是最新</translation>
     </message>
     <message>
+        <source>insights</source>
+        <translation>技能洞察</translation>
+    </message>
+    <message>
         <source>keyring</source>
         <translation>系统钥匙串</translation>
     </message>
@@ -1072,8 +1236,36 @@
         <translation>消息</translation>
     </message>
     <message>
+        <source>m{m} is contradicted by m{o}</source>
+        <translation>m{m} 与 m{o} 相矛盾</translation>
+    </message>
+    <message>
+        <source>m{m} was edited</source>
+        <translation>m{m} 已被编辑</translation>
+    </message>
+    <message>
+        <source>m{m} was forgotten</source>
+        <translation>m{m} 已被遗忘</translation>
+    </message>
+    <message>
+        <source>m{m} was superseded by m{o}</source>
+        <translation>m{m} 已被 m{o} 取代</translation>
+    </message>
+    <message>
         <source>never</source>
         <translation>从未</translation>
+    </message>
+    <message>
+        <source>new skill</source>
+        <translation>新技能</translation>
+    </message>
+    <message>
+        <source>new version</source>
+        <translation>新版本</translation>
+    </message>
+    <message>
+        <source>new version of a grown skill</source>
+        <translation>已有技能的新版本</translation>
     </message>
     <message>
         <source>next maintenance</source>
@@ -1112,6 +1304,10 @@
         <translation>一次</translation>
     </message>
     <message>
+        <source>own words</source>
+        <translation>记忆原话</translation>
+    </message>
+    <message>
         <source>owner</source>
         <translation>你</translation>
     </message>
@@ -1126,6 +1322,14 @@
     <message>
         <source>project_fact</source>
         <translation>项目事实</translation>
+    </message>
+    <message>
+        <source>proposed from the memories</source>
+        <translation>从记忆中提出</translation>
+    </message>
+    <message>
+        <source>proposed {time}</source>
+        <translation>提出于 {time}</translation>
     </message>
     <message>
         <source>raised by the {arbiter} arbiter</source>
@@ -1156,6 +1360,10 @@
         <translation>会话</translation>
     </message>
     <message>
+        <source>stale</source>
+        <translation>已过时</translation>
+    </message>
+    <message>
         <source>superseded</source>
         <translation>已取代</translation>
     </message>
@@ -1176,8 +1384,20 @@
         <translation>使用主目录默认值</translation>
     </message>
     <message>
+        <source>the memories under the skill changed</source>
+        <translation>技能所依据的记忆有了变化</translation>
+    </message>
+    <message>
         <source>the secret vault</source>
         <translation>密钥保险库</translation>
+    </message>
+    <message>
+        <source>these memories form no skill yet</source>
+        <translation>这些记忆尚未形成技能</translation>
+    </message>
+    <message>
+        <source>to review</source>
+        <translation>待审查</translation>
     </message>
     <message>
         <source>tokens</source>
@@ -1216,8 +1436,20 @@
         <translation>已等待 {age}</translation>
     </message>
     <message>
+        <source>written by the model {model}</source>
+        <translation>由模型 {model} 撰写</translation>
+    </message>
+    <message>
+        <source>written from the memories' own words</source>
+        <translation>用记忆的原话写成</translation>
+    </message>
+    <message>
         <source>{agent} asks for {secret}</source>
         <translation>{agent} 请求 {secret}</translation>
+    </message>
+    <message>
+        <source>{groups} groups found, {created} new proposals</source>
+        <translation>找到 {groups} 组，新提议 {created} 条</translation>
     </message>
     <message>
         <source>{n} candidates</source>
@@ -1234,6 +1466,10 @@
     <message>
         <source>{n} entries match “{query}”</source>
         <translation>{n} 个条目匹配“{query}”</translation>
+    </message>
+    <message>
+        <source>{n} grown skills to look at</source>
+        <translation>{n} 个已有技能需要查看</translation>
     </message>
     <message>
         <source>{n} h</source>
@@ -1268,8 +1504,20 @@
         <translation>{n} 个已裁决</translation>
     </message>
     <message>
+        <source>{n} skills to look at</source>
+        <translation>{n} 个技能需要查看</translation>
+    </message>
+    <message>
+        <source>{n} steps from {m} memories</source>
+        <translation>{n} 个步骤，来自 {m} 条记忆</translation>
+    </message>
+    <message>
         <source>{n} tool calls and results (folded)</source>
         <translation>{n} 个工具调用与结果（已折叠）</translation>
+    </message>
+    <message>
+        <source>{n} waiting</source>
+        <translation>{n} 条待审查</translation>
     </message>
     <message>
         <source>{n} {status}</source>
