@@ -65,7 +65,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from app.errors import TapemindError
 from app.limits import MAX_MESSAGE_BYTES
-from app.mcp.server import error_result, run_tool
+from app.mcp.server import error_result, run_tool, unopened
 
 EngineSource = Callable[[], Any]
 Answer = tuple[int, bytes]  # HTTP status, body
@@ -280,7 +280,7 @@ class ToolCalls:
         try:
             engine = self.engine()
         except TapemindError as exc:
-            result = error_result(exc.agent_message)
+            result = error_result(unopened(exc))
         else:
             session = f"mcp:{exchange.session}" if exchange.session else None
             result = run_tool(engine, agent, params.name, params.arguments, session)

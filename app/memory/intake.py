@@ -174,6 +174,9 @@ def check_text(text: str) -> str:
             "into memory: ask the owner to store it in the vault (tapemind vault set NAME) and "
             "request it with request_secret when needed.",
             code="credential",
+            for_agents=f"The text looks like it contains a credential ({kind}). Credentials "
+            "never go into memory: ask the user to keep it in Tapemind's vault, and ask for it "
+            "with request_secret when you need it. Remember the conclusion without it.",
         )
     if any(p.search(stripped) for p in _TOOL_OUTPUT):
         raise Refused(
