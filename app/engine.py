@@ -211,14 +211,22 @@ class Engine:
     # -- tape ------------------------------------------------------------------
 
     def append(
-        self, agent: str, entries: Sequence[NewEntry | Mapping[str, Any]], *, actor: str = "agent"
+        self,
+        agent: str,
+        entries: Sequence[NewEntry | Mapping[str, Any]],
+        *,
+        actor: str = "agent",
+        bounded: bool = False,
     ) -> AppendResult:
         """Append a batch of entries in one transaction (all or nothing).
 
-        Entries are `NewEntry` or dicts with thread, turn, kind, role, text.
-        Returns their new ids. Raises InvalidInput naming the bad entry.
+        Entries are `NewEntry` or dicts with thread, turn, kind, role, text. `bounded`:
+        hold the call to what one agent's write over MCP may carry (`app.limits`:
+        entries, full-text terms), so it cannot hold the write lock for long.
+        Returns their new ids. Raises InvalidInput naming the bad entry or the limit,
+        Refused when an agent's text holds a vault value it was not given.
         """
-        return tape.append(self._rt, agent, entries, actor=actor)
+        return tape.append(self._rt, agent, entries, actor=actor, bounded=bounded)
 
     def tape(
         self,

@@ -111,7 +111,8 @@ def append(
         entries = [
             {"thread": thread, "turn": turn, "kind": kind, "role": role, "text": body, "user": user}
         ]
-    result = state.engine().append(agent, entries)
+    # The person at the command line is the owner: their text is redacted, never refused.
+    result = state.engine().append(agent, entries, actor="owner")
     if state.as_json:
         emit_json({"ids": result.ids, "skipped": result.skipped})
     else:

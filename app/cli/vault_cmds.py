@@ -256,6 +256,11 @@ def get(state: State, name: str, agent: str, reason: str, wait: float, session: 
     else:
         if result.status == "pending":
             message = result.reason or f"Request {result.request_id} is waiting for the owner."
+            # The reason is written for agents too; the person here can answer it.
+            message += (
+                f" Answer it with `tapemind approvals approve {result.request_id}` (or deny), "
+                "or in the desktop app."
+            )
         else:
             verb = "expired without an answer" if result.status == "expired" else "was denied"
             message = f"Request {result.request_id} for {name} {verb}" + (

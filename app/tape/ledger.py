@@ -149,9 +149,11 @@ def append(
     entries: Sequence[NewEntry | Mapping[str, Any]],
     *,
     actor: str = "agent",
+    bounded: bool = False,
 ) -> AppendResult:
     """Append a batch in one transaction: all entries are written, or none. The text is
-    redacted and indexed before the write lock is taken (`app.tape.prepared`)."""
+    redacted and indexed before the write lock is taken (`app.tape.prepared`); `bounded`
+    holds the call to what one agent's write over MCP may carry."""
     if isinstance(entries, NewEntry | Mapping) or not isinstance(entries, Sequence):
         raise InvalidInput("append takes a list of entries.")
     items = [coerce_entry(e, i) for i, e in enumerate(entries)]
@@ -161,7 +163,7 @@ def append(
         before = agent_ref(s, agent)
     if actor == "agent":
         echoes.check_writes(agent, before.secret_echoes)
-    ready = prepare(rt, before, items, actor)
+    ready = prepare(rt, before, items, actor, bounded=bounded)
     with rt.write() as s:
         arow = agent_ref(s, agent)
         if actor == "agent":

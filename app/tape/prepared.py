@@ -96,11 +96,14 @@ def _without_credentials(e: NewEntry) -> NewEntry:
     )
 
 
-def prepare(rt: Runtime, arow: AgentRef, items: Sequence[NewEntry], actor: str) -> list[Ready]:
-    """`items` made ready to store as agent `arow`'s (see the module doc). Raises
-    InvalidInput when an agent's call is more than one write may carry, SecretEcho or
-    WritesBlocked (app.vault.echoes)."""
-    if actor == "agent" and len(items) > MAX_APPEND_ENTRIES:
+def prepare(
+    rt: Runtime, arow: AgentRef, items: Sequence[NewEntry], actor: str, *, bounded: bool = False
+) -> list[Ready]:
+    """`items` made ready to store as agent `arow`'s (see the module doc). `bounded`: an
+    agent's call over MCP, held to what one such write may carry (a local program's or the
+    owner's bulk append is not). Raises InvalidInput for a bounded call over the limits,
+    SecretEcho or WritesBlocked (app.vault.echoes)."""
+    if bounded and len(items) > MAX_APPEND_ENTRIES:
         raise InvalidInput(
             f"{len(items)} entries in one append, over the limit of {MAX_APPEND_ENTRIES}: "
             "append them in several calls."
@@ -117,7 +120,7 @@ def prepare(rt: Runtime, arow: AgentRef, items: Sequence[NewEntry], actor: str) 
         total += len(terms)
         meta = json.dumps(dict(e.meta), ensure_ascii=False) if e.meta else None
         out.append(Ready(e, meta, entry_hash(e.text), terms))
-    if actor == "agent" and total > MAX_APPEND_TERMS:
+    if bounded and total > MAX_APPEND_TERMS:
         raise InvalidInput(
             f"This append would index {total} full-text terms, over the {MAX_APPEND_TERMS} "
             "one call may index: append its entries in several calls (all of them are "

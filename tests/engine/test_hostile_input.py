@@ -117,10 +117,12 @@ def test_one_agent_call_indexes_a_bounded_number_of_terms(cc: Engine) -> None:
     words = " ".join(f"w{i}" for i in range(MAX_APPEND_TERMS // 4 + 1))
     batch = [entry(words) for _ in range(4)]
     with pytest.raises(InvalidInput, match="several calls"):
-        cc.append("cc", batch)
+        cc.append("cc", batch, bounded=True)  # an agent's call over MCP
     assert cc.tape("cc") == []
-    assert len(cc.append("cc", batch[:2]).ids) == 2  # split, it goes in
-    assert len(cc.append("cc", batch, actor="owner").ids) == 4  # the owner's bulk writes too
+    assert len(cc.append("cc", batch[:2], bounded=True).ids) == 2  # split, it goes in
+    assert len(cc.append("cc", batch).ids) == 4  # a local program's bulk append, unbounded
+    text = run_tool(cc, "cc", "append", {"entries": batch}).content[0].text
+    assert "several calls" in text
 
 
 def test_errors_never_repeat_what_was_sent(cc: Engine) -> None:

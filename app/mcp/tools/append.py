@@ -78,5 +78,5 @@ class Args(ToolArgs):
 
 
 def run(engine: Any, agent: str, args: Args) -> dict[str, Any]:
-    result = engine.append(agent, [e.model_dump() for e in args.entries])
+    result = engine.append(agent, [e.model_dump() for e in args.entries], bounded=True)
     return {"ids": list(result.ids), "skipped": result.skipped}
