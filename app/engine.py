@@ -7,6 +7,7 @@ is safe to share between threads (each call opens its own transaction).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +47,7 @@ from app.lifecycle import (
     HealthSnapshot,
     MaintainReport,
     forgetting,
+    scrub,
 )
 from app.lifecycle import distill as distill_
 from app.lifecycle import health as health_
@@ -78,6 +80,7 @@ from app.vault import (
     SecretResult,
     VaultStatus,
     approvals,
+    echoes,
     grants,
     reviewer,
 )
@@ -195,6 +198,12 @@ class Engine:
         arbiter, llm."""
         return agents.update_settings(self._rt, name, **settings)
 
+    def unblock_agent(self, name: str) -> int:
+        """Let an agent write again after its writes were refused for holding values of
+        the vault it was not given (`app.vault.echoes`); returns how many it had made.
+        Raises NotFound."""
+        return echoes.release(self._rt, name)
+
     def remove_agent(self, name: str) -> dict[str, int]:
         """Delete an agent with its tape and memories; returns the counts removed."""
         return agents.remove(self._rt, name)
@@ -202,14 +211,22 @@ class Engine:
     # -- tape ------------------------------------------------------------------
 
     def append(
-        self, agent: str, entries: Sequence[NewEntry | Mapping[str, Any]], *, actor: str = "agent"
+        self,
+        agent: str,
+        entries: Sequence[NewEntry | Mapping[str, Any]],
+        *,
+        actor: str = "agent",
+        bounded: bool = False,
     ) -> AppendResult:
         """Append a batch of entries in one transaction (all or nothing).
 
-        Entries are `NewEntry` or dicts with thread, turn, kind, role, text.
-        Returns their new ids. Raises InvalidInput naming the bad entry.
+        Entries are `NewEntry` or dicts with thread, turn, kind, role, text. `bounded`:
+        hold the call to what one agent's write over MCP may carry (`app.limits`:
+        entries, full-text terms), so it cannot hold the write lock for long.
+        Returns their new ids. Raises InvalidInput naming the bad entry or the limit,
+        Refused when an agent's text holds a vault value it was not given.
         """
-        return tape.append(self._rt, agent, entries, actor=actor)
+        return tape.append(self._rt, agent, entries, actor=actor, bounded=bounded)
 
     def tape(
         self,
@@ -437,8 +454,17 @@ class Engine:
         """Store (or replace) secret `name`, sealed with AES-GCM under the vault key.
 
         The first secret creates the key in the key store. `tags` replace the old
-        ones when given. Raises InvalidInput, VaultProblem (locked, wrong key)."""
-        return self._vault.set(name, value, tags)
+        ones when given. The value is then taken out of everything written before it
+        was a secret (`app.lifecycle.scrub`); the returned info says how many rows held
+        it. Raises InvalidInput, VaultProblem (locked, wrong key)."""
+        info = self._vault.set(name, value, tags)
+        found = scrub.scrub(self._rt, [name])
+        return dataclasses.replace(
+            info,
+            redacted_entries=found.entries,
+            redacted_memories=found.memories,
+            redacted_other=found.other,
+        )
 
     def secrets(self) -> list[SecretInfo]:
         """Names, tags and dates of every secret; never a value."""

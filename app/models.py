@@ -34,6 +34,10 @@ class AgentSettings:
     # Forgetting: archive when strength < archive_below AND idle >= archive_idle_days.
     archive_below: float = 0.1
     archive_idle_days: float = 30.0
+    # Credential-looking text (API keys, tokens, "password=…") on this agent's tape is
+    # replaced by [credential: KIND] as it is written; the owner may keep it for an agent
+    # whose work is handling such text.
+    redact_credentials: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -135,8 +135,8 @@ def _no_agent(name: str) -> NotFound:
         # Over MCP the name comes from the connection (`tapemind mcp --agent NAME`): no
         # argument of the agent's can fix it, only the person who set the client up.
         for_agents=f"This connection acts for agent {name!r}, which this Tapemind home "
-        "does not have; no argument can change that. Tell the user to add the agent "
-        f"(`tapemind agent add {name}`) or to fix --agent in your MCP configuration.",
+        "does not have; no argument can change that. Tell the user to add the agent in "
+        "Tapemind, or to fix the agent's name in your MCP client's configuration.",
     )
 
 
@@ -159,6 +159,7 @@ class AgentRef:
     settings: str
     next_seq: int
     token_hash: str | None
+    secret_echoes: int = 0
 
 
 AgentLike = AgentRow | AgentRef
@@ -175,7 +176,8 @@ def agent_ref(session: Tx, name: str) -> AgentRef:
     found = (
         dbapi(session)
         .execute(
-            "SELECT id, name, created_at, settings, next_seq, token_hash FROM agents "
+            "SELECT id, name, created_at, settings, next_seq, token_hash, secret_echoes "
+            "FROM agents "
             "WHERE name = ?",
             (name,),
         )

@@ -22,6 +22,7 @@ BENCHES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("context_floor", ("--only", "en")),
     ("latency", ()),
     ("host_memory", ("--seconds", "120")),
+    ("hostile_append", ()),
 )
 
 

@@ -15,6 +15,7 @@ from app.db import FTS_TABLES, AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow,
 from app.errors import InvalidInput
 from app.events import record
 from app.limits import MAX_BUDGET as MAX_RECALL_BUDGET
+from app.limits import MAX_SECRET_ECHOES
 from app.models import PERMISSION_MODES, Agent, AgentSettings
 from app.runtime import Runtime, agent_row
 
@@ -58,6 +59,8 @@ def validate_settings(settings: AgentSettings) -> None:
         raise InvalidInput("arbiter 'llm' needs the llm setting: 'model@base_url'.")
     if not 0.0 < settings.archive_below < 1.0:
         raise InvalidInput("archive_below must be a strength between 0 and 1 (e.g. 0.1).")
+    if not isinstance(settings.redact_credentials, bool):
+        raise InvalidInput("redact_credentials must be true or false.")
     if settings.archive_idle_days < 0:
         raise InvalidInput("archive_idle_days must be zero or a positive number of days.")
 
@@ -91,7 +94,8 @@ def get(rt: Runtime, name: str) -> Agent:
 
 
 def stats(rt: Runtime, name: str) -> dict[str, Any]:
-    """Counts shown by `agent show`: tape entries, memories by status."""
+    """Counts shown by `agent show`: tape entries, memories by status, and how many of its
+    writes held values of the vault it was not given (`app.vault.echoes`)."""
     with rt.read() as s:
         row = agent_row(s, name)
         entries = s.exec(
@@ -109,7 +113,13 @@ def stats(rt: Runtime, name: str) -> dict[str, Any]:
                 TapeEntryRow.agent_id == row.id
             )
         ).one()
-        return {"tape_entries": entries, "threads": threads, "memories": by_status}
+        return {
+            "tape_entries": entries,
+            "threads": threads,
+            "memories": by_status,
+            "secret_echoes": row.secret_echoes,
+            "writes_blocked": row.secret_echoes >= MAX_SECRET_ECHOES,
+        }
 
 
 def update_settings(rt: Runtime, name: str, **changes: Any) -> Agent:

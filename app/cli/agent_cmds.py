@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from app import PERMISSION_MODES, AgentSettings
@@ -111,8 +113,27 @@ def show(state: State, name: str) -> None:
             ("Secret mode", s.permission_mode),
             ("Embedder", s.embedder or "home default"),
             ("Arbiter", s.arbiter),
+            ("Credentials on tape", "redacted" if s.redact_credentials else "kept"),
+            ("Vault values written", _echoes(stats)),
         ]
     )
+
+
+@agent.command("unblock")
+@click.argument("name")
+@json_option
+@pass_state
+def unblock(state: State, name: str) -> None:
+    """Let agent NAME write again after writing values of the vault it was not given.
+
+    Such writes are refused and counted; after a few, every write of the agent is
+    refused until you check what it reads and writes, and unblock it here.
+    """
+    echoes = state.engine().unblock_agent(name)
+    if state.as_json:
+        emit_json({"agent": name, "secret_echoes": echoes})
+    else:
+        click.echo(f"{name} may write again (it had written vault values {echoes} times).")
 
 
 @agent.command("rm")
@@ -142,6 +163,13 @@ def rm(state: State, name: str, yes: bool) -> None:
             f"Removed agent {name} ({removed['tape_entries']} tape entries, "
             f"{removed['memories']} memories)."
         )
+
+
+def _echoes(stats: dict[str, Any]) -> str:
+    count = int(stats.get("secret_echoes", 0))
+    if stats.get("writes_blocked"):
+        return f"{count}: writes refused (tapemind agent unblock NAME)"
+    return str(count)
 
 
 def register(cli: click.Group) -> None:

@@ -373,11 +373,19 @@ def decisions(state: State, agent: str, action: str | None, limit: int) -> None:
 @click.option("--llm", help="OpenAI-compatible model for arbiter/distiller: MODEL@BASE_URL.")
 @click.option("--archive-below", "archive_below", type=float, help="Strength threshold (0.1).")
 @click.option("--archive-idle-days", "archive_idle_days", type=float, help="Idle days (30).")
+@click.option(
+    "--credentials",
+    "redact_credentials",
+    type=click.Choice(["redact", "keep"]),
+    help="Credential-looking text on the tape: redacted as it is written (default), or kept.",
+)
 @json_option
 @pass_state
 def config(state: State, /, name: str, **settings: Any) -> None:
     """Change an agent's settings (only the options given)."""
     changes = {k: v for k, v in settings.items() if v is not None}
+    if "redact_credentials" in changes:
+        changes["redact_credentials"] = changes["redact_credentials"] == "redact"
     engine = state.engine()
     agent = engine.configure_agent(name, **changes) if changes else engine.agent(name)
     if state.as_json:

@@ -82,6 +82,12 @@ def set_(state: State, name: str, tags: tuple[str, ...]) -> None:
         emit_json(info)
     else:
         click.echo(f"Stored secret {info.name} (key {info.key_id}).")
+        if info.redacted_entries or info.redacted_memories or info.redacted_other:
+            click.echo(
+                f"Its value was already written before: replaced in {info.redacted_entries} "
+                f"tape entries, {info.redacted_memories} memories and {info.redacted_other} "
+                "other records (recall queries, requests, reasons)."
+            )
 
 
 @vault.command("list")
@@ -250,6 +256,11 @@ def get(state: State, name: str, agent: str, reason: str, wait: float, session: 
     else:
         if result.status == "pending":
             message = result.reason or f"Request {result.request_id} is waiting for the owner."
+            # The reason is written for agents too; the person here can answer it.
+            message += (
+                f" Answer it with `tapemind approvals approve {result.request_id}` (or deny), "
+                "or in the desktop app."
+            )
         else:
             verb = "expired without an answer" if result.status == "expired" else "was denied"
             message = f"Request {result.request_id} for {name} {verb}" + (

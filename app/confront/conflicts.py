@@ -29,6 +29,7 @@ from app.errors import InvalidInput, NotFound
 from app.events import record
 from app.models import Memory, TapeEntry
 from app.runtime import AgentLike, Runtime, agent_row
+from app.vault import echoes
 
 KEEPS = ("old", "new", "both", "merge")
 CONFLICT_STATUSES = ("open", "resolved")
@@ -186,7 +187,8 @@ def _merge(
     from app.memory import NewMemory, intake, store_new
     from app.text import memory_hash
 
-    body = intake.check_text(rt.redact(body))
+    assert arow.id is not None
+    body = intake.check_text(echoes.screen(rt, arow.id, arow.name, [body], actor=actor)[0])
     sources: list[int] = []
     for side in sides:
         sources.extend(

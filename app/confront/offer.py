@@ -17,13 +17,15 @@ from sqlmodel import Session
 from app.confront import decisions as confront
 from app.confront import retries
 from app.db import dbapi
-from app.errors import Refused
+from app.errors import InvalidInput, Refused
 from app.events import record
+from app.limits import MAX_ID, MAX_SOURCES
 from app.memory import MEMORY_COLUMNS, NewMemory, check_parents, intake, memory_of
 from app.models import NewEntry, RememberResult
 from app.runtime import AgentLike, Runtime, agent_ref
-from app.tape import append_in, label
+from app.tape import append_in, label, ready
 from app.text import memory_hash
+from app.vault import echoes
 
 
 @dataclass(frozen=True)
@@ -37,16 +39,23 @@ class _Source:
 def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[_Source]:
     db = dbapi(s)
     rows: list[_Source] = []
-    for entry_id in dict.fromkeys(sources):
-        found = db.execute(
-            "SELECT id, thread, turn, user FROM tape_entries WHERE id = ? AND agent_id = ?",
-            (int(entry_id), arow.id),
-        ).fetchone()
+    for entry_id in dict.fromkeys(int(e) for e in sources):
+        found = (
+            db.execute(
+                "SELECT id, thread, turn, user FROM tape_entries WHERE id = ? AND agent_id = ?",
+                (entry_id, arow.id),
+            ).fetchone()
+            if 1 <= entry_id <= MAX_ID
+            else None
+        )
         if found is None:
+            entry_id = entry_id if 1 <= entry_id <= MAX_ID else 0  # never a huge number
             raise Refused(
                 f"Source entry {entry_id} is not on the tape of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent). Cite entries returned by append or tape.",
                 code="unknown_source",
+                for_agents=f"Source entry {entry_id} is not on your tape. Cite the entry ids "
+                "that `append` or `tape` gave you, and call again.",
             )
         rows.append(_Source(*found))
     return rows
@@ -109,9 +118,10 @@ def remember(
     unknown_parent, forgotten) when the gate says no, NotFound for an unknown agent.
     """
     intake.check_category(category)
+    if len(sources) > MAX_SOURCES or len(parents) > MAX_SOURCES:
+        raise InvalidInput(f"Give at most {MAX_SOURCES} sources and {MAX_SOURCES} parents.")
     intake.check_importance(importance)
     intake.check_importance(confidence)
-    body = intake.check_text(rt.redact(body))
     thread = label(thread, "thread", "remember", required=False)
     turn = label(turn, "turn", "remember", required=False)
     user = label(user, "user", "remember", required=False)
@@ -121,6 +131,17 @@ def remember(
             done = retries.by_key(s, agent_ref(s, agent), key)
         if done is not None:
             return done
+    with rt.read_driver() as s:
+        before = agent_ref(s, agent)
+    if actor == "agent":
+        echoes.check_writes(agent, before.secret_echoes)
+    # The vault's values out first (an agent's write holding one it was not given is
+    # refused, counted, whatever else the gate would say), then the gate.
+    body, *labels = echoes.screen(
+        rt, before.id, agent, [body, thread or "", turn or "", user or ""], actor=actor
+    )
+    thread, turn, user = (value or None for value in labels)
+    body = intake.check_text(body)
     digest = memory_hash(body)
     # The arbiter decides before the write lock is taken (an LLM may be slow).
     verdict = confront.consider(rt, agent, body, category)
@@ -148,6 +169,8 @@ def _store(
     now = rt.now_iso()
     db = dbapi(s)
     assert arow.id is not None
+    if actor == "agent":
+        echoes.check_writes(agent, arow.secret_echoes)
     src_rows = _check_sources(s, arow, offer.sources)
     parent_ids = check_parents(s, arow, offer.parents)
     if is_forgotten(s, arow.id, digest):
@@ -188,7 +211,7 @@ def _store(
             text=f"remember [{category}]: {body}",
             meta={"call": "remember"},
         )
-        appended = append_in(rt, s, arow, [call], actor)
+        appended = append_in(rt, s, arow, [ready(call)], actor)
         src_rows = [_Source(appended.ids[0], call.thread, call.turn, call.user)]
     first = src_rows[0]
     new = NewMemory(

@@ -12,7 +12,7 @@
 from app.db import disk, fulltext, home, integrity
 from app.db.filters import Filters, memory_conditions, tape_conditions
 from app.db.fulltext import FTS_TABLES, purge
-from app.db.home import check_openable, db_path, doctor_home, resolve
+from app.db.home import check_openable, db_path, doctor_home, keep_private, resolve
 from app.db.integrity import DoctorReport, doctor
 from app.db.schema import (
     NOT_EXPORTED,
@@ -78,6 +78,7 @@ __all__ = [
     "home",
     "id_list",
     "integrity",
+    "keep_private",
     "memory_conditions",
     "purge",
     "resolve",

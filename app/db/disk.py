@@ -51,5 +51,8 @@ def full(where: Path | str, *, doing: str = "this change was not written") -> Di
     """The error for a full disk under `where`: `doing` says what could not be done."""
     return DiskFull(
         f"The disk holding the home ({where}) is full: {doing}, and everything written "
-        "before is intact. Free some disk space and try again."
+        "before is intact. Free some disk space and try again.",
+        for_agents="The disk of the owner's Tapemind home is full: nothing of this call was "
+        "written, and nothing before it was lost. Tell the user, and call again once they "
+        "have freed some space.",
     )

@@ -11,6 +11,7 @@ import contextlib
 import os
 import shlex
 import sqlite3
+import stat
 from pathlib import Path
 
 import platformdirs
@@ -108,3 +109,27 @@ def doctor_home(
     if not db.is_file():
         raise HomeError(f"No Tapemind database at {db}: nothing to check.")
     return integrity.doctor(db, repair=repair)
+
+
+def keep_private(path: Path) -> bool:
+    """Check a secret file of the home (agents' tokens, the host's owner token, a vault key
+    wrapped by a passphrase) before trusting it: a plain file of this user that only they
+    can read. A looser mode (a copy restored from a backup, a `chmod -R`) is made 0600 and
+    True returned, so the caller can say the file may have been read. A symbolic link, or
+    a file of another user, is refused (HomeError): someone else could have put it there.
+    POSIX only; elsewhere the home's folder permissions are all there is."""
+    if os.name != "posix":
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+        raise HomeError(
+            f"{path} is not a plain file of this user (a symbolic link, or another user's): "
+            "Tapemind does not read secrets from it. Remove it; Tapemind writes a new one."
+        )
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o600)
+        return True
+    return False

@@ -509,3 +509,12 @@ def m014_remember_keys(conn: Connection) -> None:
             WHERE request_key IS NOT NULL
         """,
     )
+
+
+@migration(15, "agents: writes refused for holding a vault value the agent was not given")
+def m015_secret_echoes(conn: Connection) -> None:
+    # An agent that writes values of the vault it was never given is either leaking them
+    # or guessing; after a few such writes its writes are refused until the owner lets
+    # it write again (app.vault.echoes). The count outlives restarts, so an agent cannot
+    # reset it by starting its stdio server again.
+    _run(conn, "ALTER TABLE agents ADD COLUMN secret_echoes INTEGER NOT NULL DEFAULT 0")

@@ -32,6 +32,7 @@ class AgentRow(SQLModel, table=True):
     settings: str  # JSON object, see app.models.AgentSettings
     next_seq: int = 1
     token_hash: str | None = None
+    secret_echoes: int = 0  # migration 15: writes holding vault values it was not given
 
 
 class TapeEntryRow(SQLModel, table=True):

@@ -23,7 +23,8 @@ from sqlmodel import Session
 
 from app.db import disk, integrity
 from app.db.migrations import MIGRATIONS, latest
-from app.errors import HomeDamaged, HomeError, TapemindError, WriteBusy
+from app.errors import HomeDamaged, HomeError, InvalidInput, TapemindError, WriteBusy
+from app.limits import MAX_ID
 
 _WRITE = "tapemind_write"
 BUSY_TIMEOUT_S = 30.0
@@ -72,6 +73,23 @@ def _sqlite_engine(path: Path) -> SAEngine:
 def _sqlite_code(exc: BaseException) -> int | None:
     """SQLite's result code behind `exc`: the driver's error, or SQLAlchemy's wrapper of it."""
     return getattr(getattr(exc, "orig", exc), "sqlite_errorcode", None)
+
+
+def _out_of_range() -> InvalidInput:
+    return InvalidInput(
+        f"A number in this call is out of range: ids and counts are at most {MAX_ID}. "
+        "Nothing was changed; use an id you were given."
+    )
+
+
+@contextmanager
+def _numbers_in_range() -> Iterator[None]:
+    """A number too large for SQLite's 64-bit integers (an id of 2**63) names nothing:
+    the caller's mistake, said as such, not a failure inside Tapemind."""
+    try:
+        yield
+    except OverflowError:
+        raise _out_of_range() from None
 
 
 class Tx(Protocol):
@@ -161,6 +179,8 @@ class Store:
     def _refusal(self, exc: BaseException) -> TapemindError | None:
         """What a failed write tells its caller when SQLite refused it for a reason the
         owner can act on (the disk is full; another writer held the lock too long)."""
+        if isinstance(exc, OverflowError):
+            return _out_of_range()
         code = _sqlite_code(exc)
         primary = code & 0xFF if isinstance(code, int) else None
         if primary == sqlite3.SQLITE_FULL or (
@@ -180,7 +200,9 @@ class Store:
                 f"The home's database ({self.where}) stayed locked by another writer for "
                 f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything "
                 "written before is intact. Try again; if it keeps happening, look for a "
-                "Tapemind process that is stuck (`tapemind serve`, an import)."
+                "Tapemind process that is stuck (`tapemind serve`, an import).",
+                for_agents="Tapemind was busy with another long write: nothing of this call "
+                "was written, and nothing before it was lost. Call again in a moment.",
             )
         return None
 
@@ -203,7 +225,7 @@ class Store:
             with self.read() as session:
                 yield session
             return
-        with self._refusing(), self._driver() as conn:
+        with self._refusing(), self._driver() as conn, _numbers_in_range():
             conn.execute("BEGIN")
             yield DriverTx(conn)
 
@@ -237,6 +259,7 @@ class Store:
         with (
             self._refusing(),
             Session(self.engine, expire_on_commit=False, autoflush=False) as session,
+            _numbers_in_range(),
         ):
             session.connection()
             yield session

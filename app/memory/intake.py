@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 
 from app.errors import InvalidInput, Refused
+from app.limits import MAX_MEMORY_CHARS
 from app.models import CATEGORIES
 from app.text import normalise
 from app.vault import looks_like_credential
-
-MAX_MEMORY_CHARS = 1000
 
 _CHIT_CHAT = {
     # English
@@ -136,12 +135,12 @@ def credential_kind(text: str) -> str | None:
 
 def check_category(category: str) -> None:
     if category not in CATEGORIES:
-        raise InvalidInput(f"Unknown category {category!r}: use one of {', '.join(CATEGORIES)}.")
+        raise InvalidInput(f"Unknown category: use one of {', '.join(CATEGORIES)}.")
 
 
 def check_importance(importance: float) -> None:
     if not (0.0 <= importance <= 1.0):
-        raise InvalidInput(f"Importance must be between 0 and 1, got {importance}.")
+        raise InvalidInput("Importance must be a number between 0 and 1.")
 
 
 def check_text(text: str) -> str:
@@ -175,6 +174,9 @@ def check_text(text: str) -> str:
             "into memory: ask the owner to store it in the vault (tapemind vault set NAME) and "
             "request it with request_secret when needed.",
             code="credential",
+            for_agents=f"The text looks like it contains a credential ({kind}). Credentials "
+            "never go into memory: ask the user to keep it in Tapemind's vault, and ask for it "
+            "with request_secret when you need it. Remember the conclusion without it.",
         )
     if any(p.search(stripped) for p in _TOOL_OUTPUT):
         raise Refused(

@@ -12,8 +12,9 @@ from sqlmodel import Session, col, select
 from app.clock import from_iso
 from app.db import LineageRow, MemoryRow, MemoryVersionRow, dbapi
 from app.errors import InvalidInput
+from app.limits import MAX_LIST
 from app.memory import intake
-from app.memory.records import MAX_LIST, MEMORY_COLUMNS, memory_of, owned_memory, to_memory
+from app.memory.records import MEMORY_COLUMNS, memory_of, owned_memory, to_memory
 from app.memory.strength import anchor_time, strength
 from app.models import STATUSES, AgentSettings, Memory, MemoryDetail, MemoryLink, MemoryVersion
 from app.runtime import AgentLike, Runtime, agent_ref, agent_row, settings_of

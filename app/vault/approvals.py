@@ -33,6 +33,7 @@ from app.clock import from_iso, from_iso_or_none, to_iso
 from app.db import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from app.errors import InvalidInput, NotFound
 from app.events import record
+from app.limits import MAX_REASON_CHARS, MAX_WAIT_SECONDS
 from app.runtime import Runtime, agent_row, settings_of
 from app.vault import grants
 from app.vault.records import REQUEST_STATUSES, SCOPES, AccessRequest, SecretResult
@@ -42,7 +43,6 @@ from app.vault.service import VaultService
 DEFAULT_TTL_S = 24 * 3600.0  # a request nobody waits on stays answerable for a day
 DENIAL_HOLDS_S = 24 * 3600.0  # the same question, denied, is not asked again for a day
 POLL_S = 0.2
-MAX_REASON_CHARS = 1000
 
 
 def request(
@@ -58,9 +58,13 @@ def request(
 ) -> SecretResult:
     """An agent asks for secret `name`; see the module docstring. Returns the outcome,
     with the value only when allowed. Raises NotFound (agent, secret), InvalidInput."""
-    if wait_seconds < 0 or (ttl_seconds is not None and ttl_seconds <= 0):
-        raise InvalidInput("wait_seconds must be 0 or more, and ttl_seconds positive.")
-    reason = rt.redact((reason or "").strip())[:MAX_REASON_CHARS]
+    if not 0 <= wait_seconds <= MAX_WAIT_SECONDS or (ttl_seconds is not None and ttl_seconds <= 0):
+        raise InvalidInput(
+            f"wait_seconds must be 0 to {MAX_WAIT_SECONDS}, and ttl_seconds positive."
+        )
+    if not isinstance(reason, str) or len(reason.strip()) > MAX_REASON_CHARS:
+        raise InvalidInput(f"The reason is a string of at most {MAX_REASON_CHARS} characters.")
+    reason = rt.redact(reason.strip())
     session = session.strip() or None if session else None
     expire_overdue(rt)
     now = rt.clock.now()
@@ -237,8 +241,8 @@ def _result(rt: Runtime, request_id: int) -> SecretResult:
             )
         if req.status == "pending" and why is None:
             why = (
-                f"waiting for the owner to answer request {req.id} (`tapemind approvals "
-                f"approve {req.id}`); ask again later or wait longer"
+                f"waiting for the owner to answer request {req.id} in Tapemind (the app "
+                "prompts them); ask again later with the same name and reason, or wait longer"
             )
         return SecretResult(
             req.status,

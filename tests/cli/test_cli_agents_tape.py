@@ -45,7 +45,13 @@ def test_agent_add_list_show(run, run_json) -> None:
     assert "Half-life" in shown and "7 days" in shown and "auto" in shown
     data = run_json("agent", "show", "cc")
     assert data["agent"]["name"] == "cc"
-    assert data["stats"] == {"tape_entries": 0, "threads": 0, "memories": {}}
+    assert data["stats"] == {
+        "tape_entries": 0,
+        "threads": 0,
+        "memories": {},
+        "secret_echoes": 0,
+        "writes_blocked": False,
+    }
 
 
 def test_agent_add_bad_or_taken_name(ready) -> None:
@@ -273,13 +279,13 @@ def test_unknown_agent_on_tape_commands(ready) -> None:
         (b'{"thread": "t", "role": "user", "text": "ok"}\n{"thread": "t", "role": ', "line 2"),
         (b'{"thread": "t", "role": "user", "text": "ok"}\n\xff\xfe bad bytes\n', "UTF-8"),
         (b'["not", "an", "object"]\n', "JSON object"),
-        (b'{"thread": "t", "role": "user", "kind": "chat", "text": "x"}\n', "kind 'chat'"),
-        (b'{"thread": "t", "role": "robot", "text": "x"}\n', "role 'robot'"),
+        (b'{"thread": "t", "role": "user", "kind": "chat", "text": "x"}\n', "kind is not one of"),
+        (b'{"thread": "t", "role": "robot", "text": "x"}\n', "role is not one of"),
         (
             b'{"thread": "t", "role": "user", "text": "ok"}\n'
             + json.dumps({"thread": "t", "role": "user", "text": "x" * (1024 * 1024 + 1)}).encode()
             + b"\n",
-            "1 MiB",
+            "over the limit of 1048576",
         ),
         (b"\n\n", "Nothing to append"),
     ],

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from app.cli.main import cli
+
+pytestmark = pytest.mark.heavy  # the product's default model, by name
 
 
 def _run(*args: str) -> tuple[int, str, str]:
