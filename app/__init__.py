@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         to_json,
     )
     from app.confront import LLM_API_KEY_ENV, Conflict, ConflictSide, DecisionRecord, parse_llm
+    from app.confront.conflicts import KEEPS as CONFLICT_KEEPS
     from app.db import check_openable as check_home
     from app.db import db_path as home_database
     from app.db import resolve as resolve_home
@@ -54,16 +55,21 @@ if TYPE_CHECKING:
         VaultStillLocked,
         WriteBusy,
     )
+    from app.events import CATALOGUE as EVENT_KINDS
+    from app.events import CHANGES as EVENT_CHANGES
+    from app.events import Event, EventKind
     from app.index import (
         IndexerStats,
         IndexStatus,
         RebuildProgress,
     )
+    from app.index.embedders import LOCAL_MODELS as EMBEDDER_MODELS
     from app.lifecycle import ArchiveCandidate, DistillReport, HealthSnapshot, MaintainReport
     from app.limits import (
         MAX_BUDGET,
     )
     from app.models import (
+        ARBITERS,
         CATEGORIES,
         KINDS,
         PERMISSION_MODES,
@@ -71,6 +77,7 @@ if TYPE_CHECKING:
         STATUSES,
         Agent,
         AgentSettings,
+        AgentStats,
         AppendResult,
         AuditEvent,
         Memory,
@@ -80,6 +87,7 @@ if TYPE_CHECKING:
         NewEntry,
         RememberResult,
         TapeEntry,
+        ThreadSummary,
     )
     from app.recall import MODES as SEARCH_MODES
     from app.recall import SCOPES as SEARCH_SCOPES
@@ -106,11 +114,22 @@ if TYPE_CHECKING:
         VaultStatus,
     )
     from app.vault import SCOPES as GRANT_SCOPES
+    from app.vault.reasons import TEXTS as REQUEST_REASONS
 
 # Every public name and where it lives. Names are imported on first use (PEP 562): a
 # process that needs little (the desktop app's first paint, `--version`) does not pay
 # for the engine's imports until it opens a home.
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "AgentStats": ("app.models", "AgentStats"),
+    "ThreadSummary": ("app.models", "ThreadSummary"),
+    "ARBITERS": ("app.models", "ARBITERS"),
+    "EMBEDDER_MODELS": ("app.index.embedders", "LOCAL_MODELS"),
+    "EVENT_KINDS": ("app.events", "CATALOGUE"),
+    "EVENT_CHANGES": ("app.events", "CHANGES"),
+    "Event": ("app.events", "Event"),
+    "EventKind": ("app.events", "EventKind"),
+    "REQUEST_REASONS": ("app.vault.reasons", "TEXTS"),
+    "CONFLICT_KEEPS": ("app.confront.conflicts", "KEEPS"),
     "AccessRequest": ("app.vault.records", "AccessRequest"),
     "Agent": ("app.models", "Agent"),
     "AgentSettings": ("app.models", "AgentSettings"),
@@ -183,7 +202,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "ARBITERS",
     "CATEGORIES",
+    "CONFLICT_KEEPS",
+    "EMBEDDER_MODELS",
+    "EVENT_CHANGES",
+    "EVENT_KINDS",
     "GRANT_SCOPES",
     "HISTORY_FORMATS",
     "KINDS",
@@ -191,6 +215,7 @@ __all__ = [
     "MAX_BUDGET",
     "PASSPHRASE_ENV",
     "PERMISSION_MODES",
+    "REQUEST_REASONS",
     "ROLES",
     "SEARCH_MODES",
     "SEARCH_SCOPES",
@@ -198,6 +223,7 @@ __all__ = [
     "AccessRequest",
     "Agent",
     "AgentSettings",
+    "AgentStats",
     "AgentToken",
     "AppendResult",
     "ArchiveCandidate",
@@ -211,6 +237,8 @@ __all__ = [
     "DistillReport",
     "DroppedItem",
     "Engine",
+    "Event",
+    "EventKind",
     "Grant",
     "HealthSnapshot",
     "HomeBusy",
@@ -237,6 +265,7 @@ __all__ = [
     "SecretResult",
     "TapeEntry",
     "TapemindError",
+    "ThreadSummary",
     "VaultProblem",
     "VaultStatus",
     "VaultStillLocked",

@@ -47,6 +47,7 @@ from app.memory import views as memory_views
 from app.models import (
     Agent,
     AgentSettings,
+    AgentStats,
     AppendResult,
     AuditEvent,
     Memory,
@@ -54,11 +55,13 @@ from app.models import (
     NewEntry,
     RememberResult,
     TapeEntry,
+    ThreadSummary,
 )
 from app.recall import ContextBlock, Lanes, SearchResult, search
 from app.recall import context as recall
 from app.runtime import Runtime
 from app.tape import ledger as tape
+from app.tape import threads as tape_threads
 from app.transfer import jsonl as transfer
 from app.vault import (
     KEYSTORE,
@@ -71,6 +74,7 @@ from app.vault import (
     VaultStatus,
     approvals,
     grants,
+    requests,
     reviewer,
 )
 from app.vault import service as vault_service
@@ -178,7 +182,8 @@ class Engine:
     def agent(self, name: str) -> Agent:
         return agents.get(self._rt, name)
 
-    def agent_stats(self, name: str) -> dict[str, Any]:
+    def agent_stats(self, name: str) -> AgentStats:
+        """An agent's tape entries, threads, and memories by status. Raises NotFound."""
         return agents.stats(self._rt, name)
 
     def configure_agent(self, name: str, **settings: Any) -> Agent:
@@ -226,6 +231,11 @@ class Engine:
             around=around,
             limit=limit,
         )
+
+    def threads(self, agent: str, *, limit: int = 1000) -> list[ThreadSummary]:
+        """The agent's threads with their entry and turn counts, the most recently written
+        first (every thread, however long the tape). Raises NotFound."""
+        return tape_threads(self._rt, agent, limit=limit)
 
     def entry(self, entry_id: int, *, agent: str | None = None) -> TapeEntry:
         return tape.get(self._rt, entry_id, agent)
@@ -301,6 +311,11 @@ class Engine:
         self, agent: str, *, category: str | None = None, status: str | None = None
     ) -> int:
         return memory_views.count(self._rt, agent, category=category, status=status)
+
+    def unembedded(self, agent: str, *, limit: int = 200) -> list[Memory]:
+        """The agent's memories waiting to be embedded, the longest waiting first (full-text
+        search finds them meanwhile). Raises NotFound."""
+        return memory_views.waiting(self._rt, agent, limit=limit)
 
     def edit_memory(self, memory_id: int, text: str) -> Memory:
         """Owner edit: a new version; the old text stays in the history."""
@@ -482,10 +497,14 @@ class Engine:
         self, status: str | None = None, *, agent: str | None = None, limit: int = 100
     ) -> list[AccessRequest]:
         """Access requests (pending ones oldest first, for prompts)."""
-        return approvals.list_requests(self._rt, status=status, agent=agent, limit=limit)
+        return requests.list_requests(self._rt, status=status, agent=agent, limit=limit)
+
+    def count_access_requests(self, status: str | None = None, *, agent: str | None = None) -> int:
+        """How many access requests (e.g. pending ones), without reading them."""
+        return requests.count_requests(self._rt, status=status, agent=agent)
 
     def access_request(self, request_id: int) -> AccessRequest:
-        return approvals.get_request(self._rt, request_id)
+        return requests.get_request(self._rt, request_id)
 
     def answer_request(
         self, request_id: int, allow: bool, scope: str = "once", *, reason: str | None = None
@@ -517,6 +536,11 @@ class Engine:
         """Conflicts, oldest first, with both sides' texts and source entries.
         `agent` None: all agents; `status` "open", "resolved" or None for both."""
         return conflicts_.list_(self._rt, agent, status, limit=limit, offset=offset)
+
+    def count_conflicts(self, agent: str | None = None, status: str | None = "open") -> int:
+        """How many conflicts (`agent` None: all agents; `status` "open", "resolved" or None),
+        counted without reading them."""
+        return conflicts_.count(self._rt, agent, status)
 
     def conflict(self, conflict_id: int) -> Conflict:
         """One conflict. Raises NotFound."""

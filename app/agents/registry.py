@@ -15,7 +15,7 @@ from app.db import FTS_TABLES, AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow,
 from app.errors import InvalidInput
 from app.events import record
 from app.limits import MAX_BUDGET as MAX_RECALL_BUDGET
-from app.models import PERMISSION_MODES, Agent, AgentSettings
+from app.models import ARBITERS, PERMISSION_MODES, Agent, AgentSettings, AgentStats
 from app.runtime import Runtime, agent_row
 
 _NAME = re.compile(r"^[\w][\w.\-]{0,63}$", re.UNICODE)
@@ -47,7 +47,7 @@ def validate_settings(settings: AgentSettings) -> None:
             f"not {settings.permission_mode!r}."
         )
     # -- lifecycle settings --
-    if settings.arbiter not in ("offline", "llm"):
+    if settings.arbiter not in ARBITERS:
         raise InvalidInput(f"arbiter must be 'offline' or 'llm', not {settings.arbiter!r}.")
     if settings.llm is not None and "@" not in settings.llm:
         raise InvalidInput(
@@ -90,8 +90,8 @@ def get(rt: Runtime, name: str) -> Agent:
         return to_agent(agent_row(s, name))
 
 
-def stats(rt: Runtime, name: str) -> dict[str, Any]:
-    """Counts shown by `agent show`: tape entries, memories by status."""
+def stats(rt: Runtime, name: str) -> AgentStats:
+    """Counts shown by `agent show` and the app: tape entries, threads, memories by status."""
     with rt.read() as s:
         row = agent_row(s, name)
         entries = s.exec(
@@ -109,7 +109,11 @@ def stats(rt: Runtime, name: str) -> dict[str, Any]:
                 TapeEntryRow.agent_id == row.id
             )
         ).one()
-        return {"tape_entries": entries, "threads": threads, "memories": by_status}
+        return AgentStats(
+            tape_entries=int(entries),
+            threads=int(threads),
+            memories={str(k): int(v) for k, v in by_status.items()},
+        )
 
 
 def update_settings(rt: Runtime, name: str, **changes: Any) -> Agent:

@@ -432,3 +432,16 @@ def m010_memories_by_turn(conn: Connection) -> None:
         conn,
         "CREATE INDEX memories_by_turn ON memories (agent_id, turn) WHERE turn IS NOT NULL",
     )
+
+
+@migration(13, "access requests: the decision's reason as a code with parameters")
+def m013_request_reason_codes(conn: Connection) -> None:
+    # The reason beside `decision_reason`'s English: a client shows it in the owner's
+    # language from the code, and the English stays what the audit and agents read.
+    _run(
+        conn,
+        """
+        ALTER TABLE access_requests ADD COLUMN reason_code TEXT;
+        ALTER TABLE access_requests ADD COLUMN reason_params TEXT
+        """,
+    )

@@ -10,13 +10,14 @@
 
 from app.index import embedders, rows
 from app.index.control import IndexStatus, RebuildProgress, rebuild, status
-from app.index.embedders import queries_are_documents
+from app.index.embedders import LOCAL_MODELS, queries_are_documents
 from app.index.embedders.process import rss_mb
 from app.index.indexer import IndexerStats, indexer_job, indexer_loop, run_indexer_once
 from app.index.service import EMBEDDER, RETRIEVAL, IndexNotReady, RetrievalService, attach, of
 
 __all__ = [
     "EMBEDDER",
+    "LOCAL_MODELS",
     "RETRIEVAL",
     "IndexNotReady",
     "IndexStatus",

@@ -1,7 +1,8 @@
 """The tape: the append-only ledger of what happened, per agent.
 
 `ledger` appends batches (all or nothing, gap-free sequence numbers), reads by thread,
-turn, kind, time or around an entry, and erases an entry for privacy (a hash tombstone).
+turn, kind, time or around an entry, and erases an entry for privacy (a hash tombstone);
+`threads` lists an agent's threads with their counts.
 """
 
 from app.tape import ledger
@@ -13,6 +14,7 @@ from app.tape.ledger import (
     label,
     source_entries,
 )
+from app.tape.threads import threads
 
 __all__ = [
     "EMBEDDED_KINDS",
@@ -22,4 +24,5 @@ __all__ = [
     "label",
     "ledger",
     "source_entries",
+    "threads",
 ]

@@ -3,12 +3,13 @@
 - `service`: secrets sealed in the database under a key from a key store (`keystore`:
   the OS keyring, a passphrase, or memory); `cipher`, `passphrase`, `rotation`, `atomic`.
 - `redact`, `live_redaction`: known values and credential-shaped text out of every write.
-- `approvals`: access requests decided by the agent's permission mode; `grants`: standing
-  permissions; `reviewer`: the "review" mode's rules and optional LLM.
+- `approvals`: access requests decided by the agent's permission mode; `requests`: reading,
+  counting and expiring them; `reasons`: why one was decided, as a code with parameters;
+  `grants`: standing permissions; `reviewer`: the "review" mode's rules and optional LLM.
 Nothing here logs, and no error message carries a secret value.
 """
 
-from app.vault import approvals, grants, reviewer, service
+from app.vault import approvals, grants, requests, reviewer, service
 from app.vault.cipher import key_id, new_key, open_sealed, reseal_all, seal
 from app.vault.errors import (
     BlobTampered,
@@ -35,6 +36,7 @@ from app.vault.keystore import (
     keyring_problem,
 )
 from app.vault.passphrase import PASSPHRASE_ENV
+from app.vault.reasons import TEXTS as REQUEST_REASONS
 from app.vault.records import (
     SCOPES,
     AccessRequest,
@@ -50,6 +52,7 @@ from app.vault.rotation import RotationResult, plan_rotation, resume_rotation, r
 __all__ = [
     "KEYSTORE",
     "PASSPHRASE_ENV",
+    "REQUEST_REASONS",
     "SCOPES",
     "AccessRequest",
     "BlobTampered",
@@ -85,6 +88,7 @@ __all__ = [
     "new_key",
     "open_sealed",
     "plan_rotation",
+    "requests",
     "reseal_all",
     "resume_rotation",
     "reviewer",

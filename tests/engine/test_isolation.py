@@ -44,7 +44,7 @@ def test_reads_of_a_never_show_b(engine: Engine, two: dict[str, list[int]]) -> N
     assert [m.id for m in engine.memories("a")] == two["a_mem"]
     assert engine.count_memories("a") == 1
     _no_b_text(engine.memories("a", limit=1000))
-    assert engine.agent_stats("a")["tape_entries"] == 1
+    assert engine.agent_stats("a").tape_entries == 1
     assert {e.agent for e in engine.audit(agent="a")} == {"a"}
 
 
