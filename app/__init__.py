@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         Engine,
     )
     from app.errors import (
+        EXIT_STATUSES,
         DiskFull,
         HomeBusy,
         HomeError,
@@ -64,7 +65,13 @@ if TYPE_CHECKING:
         RebuildProgress,
     )
     from app.index.embedders import LOCAL_MODELS as EMBEDDER_MODELS
-    from app.lifecycle import ArchiveCandidate, DistillReport, HealthSnapshot, MaintainReport
+    from app.lifecycle import (
+        ArchiveCandidate,
+        ArchiveRun,
+        DistillReport,
+        HealthSnapshot,
+        MaintainReport,
+    )
     from app.limits import (
         MAX_BUDGET,
     )
@@ -136,6 +143,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AgentToken": ("app.agents.tokens", "AgentToken"),
     "AppendResult": ("app.models", "AppendResult"),
     "ArchiveCandidate": ("app.lifecycle.forgetting", "ArchiveCandidate"),
+    "ArchiveRun": ("app.lifecycle.forgetting", "ArchiveRun"),
     "AuditEvent": ("app.models", "AuditEvent"),
     "CATEGORIES": ("app.models", "CATEGORIES"),
     "Conflict": ("app.confront.conflicts", "Conflict"),
@@ -144,6 +152,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ContextItem": ("app.recall.context", "ContextItem"),
     "DecisionRecord": ("app.confront.decisions", "DecisionRecord"),
     "DiskFull": ("app.errors", "DiskFull"),
+    "EXIT_STATUSES": ("app.errors", "EXIT_STATUSES"),
     "DistillReport": ("app.lifecycle.distill", "DistillReport"),
     "DroppedItem": ("app.recall.context", "DroppedItem"),
     "Engine": ("app.engine", "Engine"),
@@ -208,6 +217,7 @@ __all__ = [
     "EMBEDDER_MODELS",
     "EVENT_CHANGES",
     "EVENT_KINDS",
+    "EXIT_STATUSES",
     "GRANT_SCOPES",
     "HISTORY_FORMATS",
     "KINDS",
@@ -227,6 +237,7 @@ __all__ = [
     "AgentToken",
     "AppendResult",
     "ArchiveCandidate",
+    "ArchiveRun",
     "AuditEvent",
     "Conflict",
     "ConflictSide",

@@ -34,6 +34,7 @@ from app.events import EventBus
 from app.index import EMBEDDER, RETRIEVAL
 from app.lifecycle import (
     ArchiveCandidate,
+    ArchiveRun,
     DistillReport,
     HealthSnapshot,
     MaintainReport,
@@ -493,6 +494,15 @@ class Engine:
             ttl_seconds=ttl_seconds,
         )
 
+    def collect_secret(
+        self, agent: str, request_id: int, *, waited: float | None = None
+    ) -> SecretResult:
+        """What became of `agent`'s request `request_id`, without waiting: allowed (with
+        `value`), pending, denied or expired. With `waited`, a request still pending
+        expires now (no answer within that many seconds). A caller can so wait between
+        looks without holding the home open. Raises NotFound."""
+        return approvals.collect(self._rt, self._vault, agent, request_id, waited=waited)
+
     def access_requests(
         self, status: str | None = None, *, agent: str | None = None, limit: int = 100
     ) -> list[AccessRequest]:
@@ -566,6 +576,13 @@ class Engine:
     def archived(self, agent: str, limit: int = 50, offset: int = 0) -> list[Memory]:
         """Archived memories, most recently archived first."""
         return forgetting.archived(self._rt, agent, limit=limit, offset=offset)
+
+    def archive_runs(
+        self, agent: str | None = None, *, since: datetime | None = None, limit: int = 50
+    ) -> list[ArchiveRun]:
+        """When maintenance archived memories and how many each time, the latest first
+        (`agent` None: every agent's); what the app says after a run and marks on trends."""
+        return forgetting.archive_runs(self._rt, agent, since=since, limit=limit)
 
     def restore(self, ids: Sequence[int]) -> list[Memory]:
         """Archived memories back to active (reinforced); history kept."""

@@ -20,9 +20,9 @@ class Card(QFrame):
         super().__init__(parent)
         self.setObjectName("card")
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setMinimumSize(190, 112)
+        self.setMinimumSize(170, 92)
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(16, 12, 16, 12)
+        lay.setContentsMargins(14, 9, 14, 9)
         lay.setSpacing(2)
         self.title = QLabel(title)
         self.title.setObjectName("cardTitle")
@@ -45,12 +45,15 @@ class Card(QFrame):
     def show_value(self, value: object, note: str = "") -> None:
         self.value.setText(str(value))
         self.note.setText(note)
-        self.setToolTip("")
 
-    def show_unavailable(self) -> None:
-        self.value.setText("—")
-        self.note.setText(tr("Not available in this version"))
-        self.setToolTip(tr("This engine does not report it yet."))
+    def set_alert(self, on: bool) -> None:
+        """Mark the card as wanting a look (a health figure that is not zero)."""
+        if bool(self.property("alert")) == on:
+            return
+        for widget in (self, self.value):
+            widget.setProperty("alert", on)
+            widget.style().unpolish(widget)  # a dynamic property restyles only when re-polished
+            widget.style().polish(widget)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -75,16 +78,6 @@ class EmptyState(QWidget):
         lay.addWidget(self.title)
         lay.addWidget(self.text)
         lay.addStretch(2)
-
-
-def unavailable(feature: str) -> EmptyState:
-    """The empty state of a page whose engine feature has not landed yet."""
-    return EmptyState(
-        tr("Not available in this version"),
-        tr("This version of the Tapemind engine does not offer {feature} yet.").format(
-            feature=feature
-        ),
-    )
 
 
 def title_label(text: str) -> QLabel:

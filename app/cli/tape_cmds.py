@@ -111,12 +111,24 @@ def append(
         entries = [
             {"thread": thread, "turn": turn, "kind": kind, "role": role, "text": body, "user": user}
         ]
-    result = state.engine().append(agent, entries)
+    result = state.engine(vault="text").append(agent, entries)
     if state.as_json:
         emit_json({"ids": result.ids, "skipped": result.skipped})
     else:
-        for entry_id in result.ids:
-            click.echo(entry_id)
+        click.echo(appended(agent, entries, result.ids, result.skipped))
+
+
+def appended(agent: str, entries: list[dict[str, Any]], ids: tuple[int, ...], skipped: int) -> str:
+    """What `tape append` did, with the new ids a `--source` cites."""
+    if len(entries) == 1 and ids:
+        e = entries[0]
+        turn = f", turn {e['turn']}" if e.get("turn") else ""
+        return f"Appended entry {ids[0]} to the tape of {agent} (thread {e['thread']}{turn})."
+    said = ", ".join(str(i) for i in ids) if len(ids) <= 10 else f"{ids[0]}…{ids[-1]}"
+    line = f"Appended {len(ids)} entries to the tape of {agent}" + (f": {said}." if ids else ".")
+    if skipped:
+        line += f" {skipped} already on the tape (imported before) were skipped."
+    return line
 
 
 @tape.command("show")

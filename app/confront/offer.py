@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from app.confront import decisions as confront
 from app.db import dbapi
-from app.errors import Refused
+from app.errors import NotFound, Refused
 from app.events import record
 from app.memory import MEMORY_COLUMNS, NewMemory, check_parents, intake, memory_of
 from app.models import NewEntry, RememberResult
@@ -42,7 +42,9 @@ def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[
             (int(entry_id), arow.id),
         ).fetchone()
         if found is None:
-            raise Refused(
+            # Not found, whether there is no such entry or another agent's: to an agent, the
+            # other agents' tapes do not exist.
+            raise NotFound(
                 f"Source entry {entry_id} is not on the tape of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent). Cite entries returned by append or tape.",
                 code="unknown_source",

@@ -44,6 +44,7 @@ from app import __version__
 from app.codec import decode_arguments, to_json
 from app.engine import Engine
 from app.errors import TapemindError, VaultStillLocked
+from app.host import served
 from app.host.auth import AgentAuth, AgentTokens
 from app.host.gil import shorten_switch_interval
 from app.host.jobs import Jobs
@@ -299,6 +300,9 @@ class Host:
         """Tell other processes where to find us: owner token file, then the lock note."""
         write_private(self.engine.home / OWNER_TOKEN_FILE, self.owner_token)
         self.lock.update(url=self.url)
+        if self.lock.role in ("host", "desktop"):
+            # Agents are configured with this URL: the next run tries this port again.
+            served.remember(self.engine.home, self.url)
         tune_for_serving()
 
     def serve(self) -> None:

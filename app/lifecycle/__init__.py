@@ -8,11 +8,12 @@
 
 from app.lifecycle import distill, forgetting, health
 from app.lifecycle.distill import DistillReport
-from app.lifecycle.forgetting import ArchiveCandidate, MaintainReport, refresh
+from app.lifecycle.forgetting import ArchiveCandidate, ArchiveRun, MaintainReport, refresh
 from app.lifecycle.health import HealthSnapshot
 
 __all__ = [
     "ArchiveCandidate",
+    "ArchiveRun",
     "DistillReport",
     "HealthSnapshot",
     "MaintainReport",

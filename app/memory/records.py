@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from app.clock import from_iso, from_iso_or_none
 from app.db import AgentRow, EmbedQueueRow, MemoryRow, dbapi
-from app.errors import NotFound, Refused
+from app.errors import NotFound
 from app.events import record
 from app.models import (
     Memory,
@@ -137,7 +137,7 @@ def check_parents(
             "SELECT id FROM memories WHERE id = ? AND agent_id = ?", (int(memory_id), arow.id)
         ).fetchone()
         if found is None:
-            raise Refused(
+            raise NotFound(
                 f"{what} {memory_id} is not a memory of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent).",
                 code=code,

@@ -224,6 +224,35 @@ def _wait(rt: Runtime, request_id: int, wait_seconds: float) -> int | None:
     return None
 
 
+def collect(
+    rt: Runtime,
+    vault: VaultService,
+    agent: str,
+    request_id: int,
+    *,
+    waited: float | None = None,
+) -> SecretResult:
+    """What became of `agent`'s request `request_id`, without waiting: the value when it
+    was allowed, else its status. With `waited` (the seconds the agent waited), a request
+    still pending expires now, as `request(wait_seconds=...)` does at the end of its wait.
+    Lets a caller wait between looks without holding the home (the CLI's `--wait`)."""
+    expire_overdue(rt)
+    with rt.read() as s:
+        req = s.get(AccessRequestRow, request_id)
+        if req is None or req.agent_id != agent_row(s, agent).id:
+            raise NotFound(
+                f"No access request {request_id} of agent {agent!r}. Ask with "
+                "`tapemind secret get`.",
+                for_agents=f"No access request {request_id} of yours: call request_secret.",
+            )
+        status, grant_id, secret = req.status, req.grant_id, req.secret
+    if status == "pending" and waited is not None:
+        expire(rt, [request_id], because("no_answer_within", seconds=seconds(waited)))
+    elif status == "allowed" and grant_id is not None:
+        return grants.deliver(rt, vault, agent, secret, grant_id, request_id)
+    return _result(rt, request_id)
+
+
 def _result(rt: Runtime, request_id: int) -> SecretResult:
     with rt.read() as s:
         req = s.get(AccessRequestRow, request_id)

@@ -445,7 +445,8 @@ VAULT: Slot[VaultService] = Slot("vault")
 
 def _problem(exc: VaultError) -> VaultProblem:
     # The vault's own messages carry no value or key (see app.vault.errors).
-    message = f"{exc} ({type(exc).__name__})."
+    said = str(exc).rstrip(".")
+    message = (said[:1].upper() + said[1:] + ".") if said else "The vault cannot be opened."
     if isinstance(exc, VaultLocked) and not isinstance(exc, WrongPassphrase):
         return VaultStillLocked(
             message,

@@ -199,8 +199,7 @@ def test_every_catalogued_event_is_published_and_none_other(engine: Engine, home
 
 def test_an_action_the_catalogue_lacks_is_refused(engine: Engine) -> None:
     engine.add_agent("cc")
-    with pytest.raises(ValueError, match="not in app.events.CATALOGUE"), runtime_of(
-        engine
-    ).write() as s:
-        record(s, runtime_of(engine).now_iso(), "memory.vanish", agent="cc", actor="agent")
+    rt = runtime_of(engine)
+    with pytest.raises(ValueError, match=r"not in app\.events\.CATALOGUE"), rt.write() as s:
+        record(s, rt.now_iso(), "memory.vanish", agent="cc", actor="agent")
     assert [a.action for a in engine.audit()] == ["agent.add"]
