@@ -26,13 +26,14 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from app.agents import AgentToken
+    from app.chat import LLM_API_KEY_ENV, parse_llm
     from app.clock import (
         from_iso as parse_time,
     )
     from app.codec import (
         to_json,
     )
-    from app.confront import LLM_API_KEY_ENV, Conflict, ConflictSide, DecisionRecord, parse_llm
+    from app.confront import Conflict, ConflictSide, DecisionRecord
     from app.confront.conflicts import KEEPS as CONFLICT_KEEPS
     from app.db import check_openable as check_home
     from app.db import db_path as home_database
@@ -166,7 +167,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "IndexerStats": ("app.index", "IndexerStats"),
     "InvalidInput": ("app.errors", "InvalidInput"),
     "KINDS": ("app.models", "KINDS"),
-    "LLM_API_KEY_ENV": ("app.confront.decisions", "LLM_API_KEY_ENV"),
+    "LLM_API_KEY_ENV": ("app.chat", "LLM_API_KEY_ENV"),
     "MAX_BUDGET": ("app.limits", "MAX_BUDGET"),
     "MaintainReport": ("app.lifecycle.forgetting", "MaintainReport"),
     "Memory": ("app.models", "Memory"),
@@ -202,7 +203,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "history_file_patterns": ("app.transfer.importers", "file_patterns"),
     "home_database": ("app.db.home", "db_path"),
     "parse_history": ("app.transfer.importers", "parse_history"),
-    "parse_llm": ("app.confront.decisions", "parse_llm"),
+    "parse_llm": ("app.chat", "parse_llm"),
     "parse_time": ("app.clock", "from_iso"),
     "resolve_home": ("app.db.home", "resolve"),
     "seed_demo": ("app.demo.seed", "seed"),

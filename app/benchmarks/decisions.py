@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from app.chat import LLM_API_KEY_ENV, parse_llm
 from app.confront import (
-    LLM_API_KEY_ENV,
     LLMArbiter,
     OfflineArbiter,
     Report,
     evaluate,
     load_cases,
-    parse_llm,
 )
 from app.errors import InvalidInput
 

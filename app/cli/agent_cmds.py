@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from app import AgentSettings
+from app import PERMISSION_MODES, AgentSettings
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
 
@@ -27,7 +27,7 @@ def agent() -> None:
 @click.option(
     "--mode",
     "permission_mode",
-    type=click.Choice(["ask", "auto", "review"]),
+    type=click.Choice(PERMISSION_MODES),
     default=None,
     help="How secret requests are decided (default ask).",
 )

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from app import SEARCH_MODES
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import emit_json
 
@@ -113,7 +114,7 @@ def _emit(state: State, report: dict[str, Any], render: Any) -> None:
 )
 @click.option(
     "--mode",
-    type=click.Choice(["hybrid", "fulltext", "semantic"]),
+    type=click.Choice([m for m in SEARCH_MODES if m != "regex"]),
     default="hybrid",
     show_default=True,
     help="The search mode asked (hybrid falls back to full-text without the vector index).",

@@ -13,7 +13,7 @@ import time
 
 import click
 
-from app import Engine, InvalidInput, SecretResult
+from app import PERMISSION_MODES, Engine, InvalidInput, SecretResult
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
 
@@ -158,7 +158,7 @@ def rotate_key(state: State) -> None:
 
 @vault.command("mode")
 @click.argument("name")
-@click.argument("mode", type=click.Choice(["ask", "auto", "review", "agent"]))
+@click.argument("mode", type=click.Choice([*PERMISSION_MODES, "agent"]))
 @json_option
 @pass_state
 def mode(state: State, name: str, mode: str) -> None:

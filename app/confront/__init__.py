@@ -14,17 +14,14 @@ from app.confront.arbiter.similarity import USESimilarity
 from app.confront.conflicts import Conflict, ConflictSide, count_open, raise_conflict
 from app.confront.decisions import (
     ARBITER,
-    LLM_API_KEY_ENV,
     DecisionRecord,
     KeepAll,
-    parse_llm,
     store_decision,
 )
 from app.confront.offer import remember
 
 __all__ = [
     "ARBITER",
-    "LLM_API_KEY_ENV",
     "Conflict",
     "ConflictSide",
     "DecisionRecord",
@@ -38,7 +35,6 @@ __all__ = [
     "decisions",
     "evaluate",
     "load_cases",
-    "parse_llm",
     "raise_conflict",
     "remember",
     "store_decision",

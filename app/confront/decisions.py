@@ -40,11 +40,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from app.chat import LLM_API_KEY_ENV, parse_llm
 from app.clock import from_iso
 from app.confront.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
 from app.confront.neighbours import neighbours
 from app.db import DecisionRow, dbapi
-from app.errors import InvalidInput
 from app.events import record
 from app.models import AgentSettings, Memory, RememberResult
 from app.runtime import AgentLike, Runtime, Slot, agent_ref, settings_of
@@ -55,8 +55,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LLM_API_KEY_ENV = "TAPEMIND_LLM_API_KEY"
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -65,17 +63,6 @@ class Verdict:
     decision: Decision
     neighbours: int
     latency_ms: float
-
-
-def parse_llm(spec: str) -> tuple[str, str]:
-    """("model", "base_url") from an `llm` setting "model@base_url"."""
-    model, _, base_url = spec.partition("@")
-    if not model or not base_url:
-        raise InvalidInput(
-            f"llm setting {spec!r} must be 'model@base_url', e.g. "
-            "qwen2.5:3b@http://127.0.0.1:11434/v1"
-        )
-    return model.strip(), base_url.strip()
 
 
 def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:

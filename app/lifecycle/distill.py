@@ -27,9 +27,7 @@ of a turn in progress, and everything after it waits for that turn: at most
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,8 +35,8 @@ from typing import Any
 
 from sqlalchemy import text
 
+from app.chat import LLM_API_KEY_ENV, complete, json_in, parse_llm
 from app.clock import to_iso
-from app.confront import LLM_API_KEY_ENV, parse_llm
 from app.db import DistillStateRow, dbapi
 from app.errors import InvalidInput, Refused
 from app.models import CATEGORIES, RememberResult
@@ -49,7 +47,6 @@ MAX_ENTRY_CHARS = 2000
 QUIET_S = 600.0  # a turn with no new entry for this long is treated as finished
 TIMEOUT_S = 60.0
 KINDS = ("message", "compact")
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 _SYSTEM = (
     "You extract long-term memories for an AI agent from a conversation transcript. Keep only "
@@ -84,32 +81,12 @@ class DistillReport:
 
 
 def _chat(base_url: str, model: str, prompt: str) -> str:
-    import httpx  # here, not at import: only distilling with an LLM needs it
-
     key = os.environ.get(LLM_API_KEY_ENV)
-    resp = httpx.post(
-        base_url.rstrip("/") + "/chat/completions",
-        json={
-            "model": model,
-            "temperature": 0,
-            "messages": [
-                {"role": "system", "content": _SYSTEM},
-                {"role": "user", "content": prompt},
-            ],
-        },
-        headers={"Authorization": f"Bearer {key}"} if key else {},
-        timeout=TIMEOUT_S,
-    )
-    resp.raise_for_status()
-    content = resp.json()["choices"][0]["message"]["content"]
-    if not isinstance(content, str):
-        raise TypeError("message content is not text")
-    return content
+    return complete(base_url, model, _SYSTEM, prompt, api_key=key, timeout=TIMEOUT_S)
 
 
 def _parse(answer: str) -> list[dict[str, Any]]:
-    match = _JSON.search(answer)
-    data: Any = json.loads(match.group(0) if match else answer)
+    data: Any = json_in(answer)
     items = data.get("memories", []) if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ValueError("memories is not a list")

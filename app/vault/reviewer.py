@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import col, select
 
+from app.chat import complete
 from app.clock import to_iso
 from app.db import AccessRequestRow, SecretRow
 from app.errors import InvalidInput
@@ -118,8 +119,6 @@ def ask_llm(
     rules: ReviewerRules, vault: VaultService, req: AccessRequest, tags: list[str]
 ) -> Review:
     """Ask the LLM; every failure is an "ask" with the failure named (no details)."""
-    import httpx  # here, not at import: only reviews by an LLM need it
-
     assert rules.llm_url and rules.llm_model
     request = {
         "agent": req.agent,
@@ -128,23 +127,17 @@ def ask_llm(
         "session": req.session,
         "reason": req.reason,
     }
-    body = {
-        "model": rules.llm_model,
-        "temperature": 0,
-        "messages": [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": json.dumps(request, ensure_ascii=False)},
-        ],
-    }
-    headers = {}
     try:
-        if rules.llm_api_key_secret:
-            # The owner's own configuration, not an agent's read.
-            headers["Authorization"] = "Bearer " + vault.value(rules.llm_api_key_secret)
-        url = rules.llm_url.rstrip("/") + "/chat/completions"
-        response = httpx.post(url, json=body, headers=headers, timeout=rules.llm_timeout)
-        response.raise_for_status()
-        content = response.json()["choices"][0]["message"]["content"]
+        # The owner's own configuration, not an agent's read.
+        key = vault.value(rules.llm_api_key_secret) if rules.llm_api_key_secret else None
+        content = complete(
+            rules.llm_url,
+            rules.llm_model,
+            SYSTEM_PROMPT,
+            json.dumps(request, ensure_ascii=False),
+            api_key=key,
+            timeout=rules.llm_timeout,
+        )
         return _parse(content)
     except Exception as exc:
         return Review("ask", because("model_failed", error=type(exc).__name__), "llm")

@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 from app.clock import from_iso
 from app.db import SecretRow, VaultMetaRow, VaultRotationJournalRow
 from app.errors import InvalidInput, NotFound
+from app.models import PERMISSION_MODES
 from app.runtime import Runtime
 from app.vault.records import SecretInfo
 from app.vault.redact import looks_like_credential
@@ -23,7 +24,7 @@ from app.vault.redact import looks_like_credential
 VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
 
 _NAME = re.compile(r"^[^\W][\w.\-]{0,127}$", re.UNICODE)
-MODES = ("ask", "auto", "review")
+MODES = PERMISSION_MODES
 
 
 def secret_aad(secret_id: str) -> str:

@@ -62,3 +62,16 @@ def test_the_cli_help_tree_is_the_contract() -> None:
 
 def test_the_mcp_tools_and_schemas_are_the_contract() -> None:
     _check(MCP_GOLDEN, mcp_tool_list() + "\n")
+
+
+def test_the_tools_offer_exactly_the_engines_choices() -> None:
+    """Schemas are static (the golden copy), but their choices come from the engine's
+    one source: a mode or category added there must reach the tools too."""
+    import typing
+
+    from app import CATEGORIES, SEARCH_MODES
+    from app.mcp.tools import remember, search
+
+    assert typing.get_args(search.Mode) == SEARCH_MODES
+    schema = remember.Args.model_json_schema()
+    assert tuple(schema["properties"]["category"]["enum"]) == CATEGORIES

@@ -14,6 +14,8 @@ from app.confront.arbiter.similarity import USESimilarity
 
 from .memory_helpers import active, remembered
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 # (existing, candidate) — both directions of each
 DUPLICATE = [
     ("用户每天早上喝咖啡", "The user drinks coffee every morning"),

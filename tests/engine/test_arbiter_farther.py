@@ -11,6 +11,8 @@ from app.confront.arbiter import Candidate, Neighbour, OfflineArbiter
 
 from .memory_helpers import active, remembered
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 # (old memory, a closer memory about something else, the candidate): Friday deploys moved to
 # Thursday, said in the other language, with a Thursday memory closer to the candidate
 CHANGED = [

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = "import app, os; print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))"
 

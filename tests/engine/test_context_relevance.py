@@ -14,6 +14,8 @@ import pytest
 from app import Engine
 from app.codec import to_json
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 DRINK_EN = "The user drinks green tea every morning, never coffee"
 DRINK_ZH = "用户每天早上喝绿茶，不喝咖啡"
 # Important memories (the core route ranks by importance) about something else; the

@@ -22,6 +22,8 @@ from app.index.embedders import (
     make_embedder,
 )
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 ZH = ("用户喜欢用深色主题写代码", "这个用户偏爱暗色的编辑器界面", "明天上午去超市买三斤苹果")
 EN = (
     "The user prefers short answers without long explanations",

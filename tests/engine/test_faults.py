@@ -20,6 +20,8 @@ from app.db import store as store_module
 from app.engine import runtime_of
 from app.errors import DiskFull, WriteBusy
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

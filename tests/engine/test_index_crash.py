@@ -8,12 +8,16 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from app import Engine
 from app.clock import ManualClock
 from app.engine import runtime_of
 from app.index import rows
 
 from .index_helpers import EMB, live_ids, vector_ids
+
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -28,6 +28,8 @@ from app.index.vectors import VectorIndex
 
 from .index_helpers import live_ids, vector_ids
 
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
+
 TEXTS = [
     json.loads(line)["text"]
     for line in (Path(__file__).parents[2] / "bench/data/retrieval_memories.jsonl").open()

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from app import Engine
+
+pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
 
 MEMORIES = [
     ("The user wants short, concise answers", "preference"),

@@ -16,7 +16,6 @@ from typing import Literal, Protocol, get_args
 Action = Literal["add", "update", "supersede", "duplicate", "conflict"]
 ACTIONS: tuple[Action, ...] = get_args(Action)
 DESTRUCTIVE: frozenset[str] = frozenset({"update", "supersede", "duplicate"})
-CATEGORIES: tuple[str, ...] = ("preference", "project_fact", "task_outcome", "lesson")
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,10 @@ A fallback never updates, supersedes or drops anything.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from app.chat import complete, json_in
 from app.confront.arbiter.base import ACTIONS, Action, Candidate, Decision, Neighbour
 from app.confront.arbiter.offline import OfflineArbiter
 
@@ -30,7 +29,6 @@ _SYSTEM = (
     'Reply with JSON only: {"action": "...", "target": <memory number or null>, '
     '"reason": "one short sentence"}'
 )
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 
 class LLMArbiter:
@@ -48,8 +46,8 @@ class LLMArbiter:
         """base_url ends before /chat/completions (e.g. http://127.0.0.1:11434/v1)."""
         self.name = f"llm:{model}"
         self.model = model
-        self._url = base_url.rstrip("/") + "/chat/completions"
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._base_url = base_url
+        self._api_key = api_key
         self._timeout = timeout
         self._offline = fallback or OfflineArbiter()
 
@@ -77,29 +75,20 @@ class LLMArbiter:
         return "\n".join(lines)
 
     def _ask(self, prompt: str) -> str:
-        import httpx
-
-        body = {
-            "model": self.model,
-            "temperature": 0,
-            "messages": [
-                {"role": "system", "content": _SYSTEM},
-                {"role": "user", "content": prompt},
-            ],
-        }
-        resp = httpx.post(self._url, json=body, headers=self._headers, timeout=self._timeout)
-        resp.raise_for_status()
-        content = resp.json()["choices"][0]["message"]["content"]
-        if not isinstance(content, str):
-            raise TypeError("message content is not text")
-        return content
+        return complete(
+            self._base_url,
+            self.model,
+            _SYSTEM,
+            prompt,
+            api_key=self._api_key,
+            timeout=self._timeout,
+        )
 
     def _parse(
         self, answer: str, candidate: Candidate, neighbours: Sequence[Neighbour]
     ) -> Decision:
-        match = _JSON.search(answer)
         try:
-            data: Any = json.loads(match.group(0) if match else answer)
+            data: Any = json_in(answer)
         except ValueError:
             return self._fallback(candidate, neighbours, "the model's answer was not JSON")
         if not isinstance(data, dict):
