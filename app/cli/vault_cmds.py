@@ -13,7 +13,7 @@ import time
 
 import click
 
-from app import PERMISSION_MODES, Engine, InvalidInput, SecretResult
+from app import PERMISSION_MODES, Engine, HomeBusy, InvalidInput, SecretResult
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
 
@@ -249,9 +249,13 @@ def _wait_for_answer(state: State, agent: str, request_id: int, wait: float) -> 
         left = deadline - time.monotonic()
         time.sleep(max(0.0, min(POLL_S, left)))
         over = time.monotonic() >= deadline
-        engine = state.engine()
-        waited = wait if over else None
-        result = engine.collect_secret(agent, request_id, waited=waited)
+        try:
+            engine = state.engine()
+        except HomeBusy:
+            if not over:  # the other terminal has the home for a moment: look again later
+                continue
+            raise
+        result = engine.collect_secret(agent, request_id, waited=wait if over else None)
         if result.status != "pending" or over:
             return result
 
