@@ -101,6 +101,12 @@ def fmt_time(value: datetime | None) -> str:
     return f"{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}"
 
 
+def fmt_date(value: datetime) -> str:
+    """The local date, 2026-11-30 (a table's column: the time is in its tooltip)."""
+    t = value.astimezone()
+    return f"{t.year:04d}-{t.month:02d}-{t.day:02d}"
+
+
 def fmt_age(seconds: float | None) -> str:
     """A duration the way people say it: 3 d, 5 h, 12 min."""
     if seconds is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
 
@@ -220,3 +221,22 @@ def test_glyphs_of_shown_rows_are_drawn_ahead_then_the_warmer_rests(
     assert not page.warmer._timer.isActive()  # nothing left: no more idle work
     page.warmer.add("王芳" + shown)  # known characters queue nothing
     assert page.warmer.pending == 0 and not page.warmer._timer.isActive()
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1280, 820)])
+def test_the_text_column_gets_the_width(session, qtbot, open_page, size) -> None:
+    """The text is what the owner reads: at 1024x640 it had ~20 characters while Category,
+    Status and Updated kept theirs."""
+    page = open_page("memories")
+    session.window.resize(*size)
+    qtbot.waitUntil(lambda: page.table.viewport().width() > 0)
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()
+    viewport = page.table.viewport().width()
+    text = page.table.columnWidth(2)
+    assert text >= 0.5 * viewport, (text, viewport)
+    assert text >= page.table.fontMetrics().horizontalAdvance("x" * 34)
+    # nothing hidden to the right: the columns shown fit the table
+    shown = sum(page.table.columnWidth(c) for c in range(8) if not page.table.isColumnHidden(c))
+    assert shown <= viewport + 2

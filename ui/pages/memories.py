@@ -51,10 +51,16 @@ class MemoriesPage(Page):
         root.setContentsMargins(24, 20, 24, 16)
         head = QHBoxLayout()
         head.addWidget(title_label(tr("Memories")))
-        head.addStretch(1)
+        head.addSpacing(16)
         self.count_label = QLabel("")
         self.count_label.setObjectName("muted")
         head.addWidget(self.count_label)
+        head.addStretch(1)
+        self.search_box = QLineEdit()
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.setPlaceholderText(tr("Search memories…"))
+        self.search_box.setMinimumWidth(240)
+        head.addWidget(self.search_box, 1)
         root.addLayout(head)
 
         bar = QHBoxLayout()
@@ -73,9 +79,6 @@ class MemoriesPage(Page):
         self.waiting_box.setToolTip(
             tr("Only the memories waiting to be embedded (full-text search finds them meanwhile)")
         )
-        self.search_box = QLineEdit()
-        self.search_box.setClearButtonEnabled(True)
-        self.search_box.setPlaceholderText(tr("Search memories…"))
         for label, widget in (
             ("Agent", self.agent_box),
             ("Category", self.category_box),
@@ -85,7 +88,7 @@ class MemoriesPage(Page):
             bar.addWidget(widget)
         bar.addWidget(self.never_box)
         bar.addWidget(self.waiting_box)
-        bar.addWidget(self.search_box, 1)
+        bar.addStretch(1)
         root.addLayout(bar)
 
         self.model = LazyRowsModel(MEMORY_COLUMNS, page_size=200, parent=self)
@@ -112,10 +115,10 @@ class MemoriesPage(Page):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 46), (1, 104), (3, 84), (4, 66), (5, 52), (6, 76), (7, 122)):
             self.table.setColumnWidth(col, width)
-        # Importance and uses are in the detail pane; the text needs the room.
+        # Importance, recalls and uses are in the detail pane; the text needs the room.
         # A right click on the header shows them again.
-        self.table.setColumnHidden(3, True)
-        self.table.setColumnHidden(5, True)
+        for col in (3, 4, 5, 6):  # status: said before a text that is not active
+            self.table.setColumnHidden(col, True)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -133,9 +136,10 @@ class MemoriesPage(Page):
         split = QSplitter()
         split.addWidget(self.table)
         split.addWidget(self.detail)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([720, 380])
+        split.setStretchFactor(0, 7)
+        split.setStretchFactor(1, 3)
+        split.setSizes([700, 300])
+        self.detail.setMinimumWidth(240)
         root.addWidget(split, 1)
 
         self._debounce = QTimer(self)
@@ -322,7 +326,8 @@ class MemoriesPage(Page):
             column = MEMORY_COLUMNS[col]
             values = [word(v) for v in known[col]] if col in known else [column.display(row)]
             wide = max(metrics.horizontalAdvance(v) for v in [tr(column.header), *values])
-            self.table.setColumnWidth(col, min(wide + 28, 150))
+            # Narrow columns stay narrow: the text column is what the owner reads.
+            self.table.setColumnWidth(col, min(wide + 20, 120))
 
     def _wants_more(self) -> bool:
         return (

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..agent_choice import choose_agent
 from ..i18n import tr, word
 from ..tablemodels import Column
-from ..widgets import fmt_time, one_line
+from ..widgets import fmt_date, fmt_time, one_line
 
 if TYPE_CHECKING:
     from app import Engine, Memory
@@ -24,17 +24,28 @@ WAITING_LIMIT = 200  # memories waiting to be embedded, listed at most
 MEMORY_COLUMNS = (
     Column("ID", lambda m: str(m.id), lambda m: m.id, align_right=True),
     Column("Category", lambda m: word(m.category)),
-    Column(
-        "Text",
-        lambda m: one_line(m.text) if m.text else tr("(forgotten)"),
-        tooltip=lambda m: m.text[:1000],
-    ),
+    Column("Text", lambda m: shown_text(m), tooltip=lambda m: m.text[:1000]),
     Column("Importance", lambda m: f"{m.importance:.2f}", lambda m: m.importance, True),
     Column("Recalls", lambda m: str(m.recall_count), lambda m: m.recall_count, True),
     Column("Uses", lambda m: str(m.use_count), lambda m: m.use_count, True),
     Column("Status", lambda m: tr(m.status)),
-    Column("Updated", lambda m: fmt_time(m.updated_at), lambda m: m.updated_at.timestamp()),
+    Column(
+        "Updated",
+        lambda m: fmt_date(m.updated_at),
+        lambda m: m.updated_at.timestamp(),
+        tooltip=lambda m: fmt_time(m.updated_at),
+    ),
 )
+
+
+def shown_text(m: Memory) -> str:
+    """A memory's text in one line; one not active says so first (the Status column is
+    hidden by default: the text needs its room)."""
+    if not m.text:
+        return tr("(forgotten)")
+    if m.status == "active":
+        return one_line(m.text)
+    return f"[{tr(m.status)}] {one_line(m.text)}"
 
 
 def load_head(
