@@ -3,8 +3,9 @@ history for the trends, and what maintenance did lately. Nothing here touches Qt
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,6 +23,30 @@ TREND_METRICS = (
 )
 RANGES = (("7 days", 7), ("30 days", 30), ("90 days", 90), ("1 year", 365), ("All", None))
 MAINTENANCE_SHOWN = 50  # maintenance runs marked on the trends, at most
+ONE_PASS = timedelta(minutes=2)  # agents archived this close together: one maintenance pass
+
+
+@dataclass(frozen=True)
+class MaintenancePass:
+    """One maintenance pass over the agents: when, and what it archived of whom."""
+
+    at: datetime
+    archived: int
+    by_agent: tuple[tuple[str, int], ...]
+
+
+def passes(runs: Sequence[ArchiveRun]) -> tuple[MaintenancePass, ...]:
+    """The engine's archive runs (one per agent), oldest first, as maintenance passes."""
+    out: list[MaintenancePass] = []
+    for run in sorted(runs, key=lambda r: r.at):
+        last = out[-1] if out else None
+        if last is not None and run.at - last.at <= ONE_PASS:
+            out[-1] = MaintenancePass(
+                last.at, last.archived + run.archived, (*last.by_agent, (run.agent, run.archived))
+            )
+        else:
+            out.append(MaintenancePass(run.at, run.archived, ((run.agent, run.archived),)))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -33,7 +58,7 @@ class HealthView:
     pending_requests: int
     # (timestamp seconds, {metric: value}) per stored snapshot, oldest first
     history: tuple[tuple[float, dict[str, float]], ...]
-    maintenance: tuple[ArchiveRun, ...] = ()  # maintenance runs in the range, oldest first
+    maintenance: tuple[MaintenancePass, ...] = ()  # maintenance passes in the range, oldest first
     stored: int = 0  # snapshots stored in the range (the history adds the figures now)
 
 
@@ -66,7 +91,5 @@ def load(engine: Engine, agent: str | None, days: int | None) -> HealthView:
         pending_requests=engine.count_access_requests("pending"),
         history=tuple(history),
         stored=len(stored),
-        maintenance=tuple(
-            reversed(engine.archive_runs(agent, since=since, limit=MAINTENANCE_SHOWN))
-        ),
+        maintenance=passes(engine.archive_runs(agent, since=since, limit=MAINTENANCE_SHOWN)),
     )

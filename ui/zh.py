@@ -356,7 +356,7 @@ ZH: dict[str, str] = {
     "Added {when} · {entries} tape entries in {threads} threads · {memories}": "添加于 {when} · {threads} 个会话线程中共 {entries} 条磁带记录 · {memories}",
     "{n} active memories": "{n} 条活跃记忆",
     "Conflict #{id} · {pos} of {n} open": "冲突 #{id} · 待解决 {pos} / {n}",
-    "Maintenance archived {n} faded memories of {agent} at {time}: they had gone unrecalled and unused for a while. <a href='archive' style='color:{link}'>See the Archive</a> to restore any that still matter.": "例行维护于 {time} 归档了 {agent} 的 {n} 条已淡化的记忆：它们已有一段时间未被召回或使用。<a href='archive' style='color:{link}'>打开归档</a>，恢复仍然重要的记忆。",
+    "Maintenance archived {n} faded memories at {time} ({whose}): unrecalled and unused for a while. <a href='archive' style='color:{link}'>See the Archive</a>": "例行维护于 {time} 归档了 {n} 条已淡化的记忆（{whose}）：它们已有一段时间未被召回或使用。<a href='archive' style='color:{link}'>打开归档</a>",
     "Maintenance last archived {n} memories on {time}: their strength had fallen below {threshold:g} after {days:g}+ idle days.": "例行维护上次于 {time} 归档了 {n} 条记忆：闲置 {days:g} 天以上后，它们的强度降到了 {threshold:g} 以下。",
     "No snapshots stored in this range yet: the trends start with today's figures.": "此时间范围内还没有保存的快照：趋势从今天的数据开始。",
     "Only the memories waiting to be embedded (full-text search finds them meanwhile)": "只显示等待嵌入的记忆（在此期间全文搜索仍能找到它们）",
@@ -365,6 +365,6 @@ ZH: dict[str, str] = {
     "all active": "全部活跃",
     "archived at the next maintenance": "将在下次维护时归档",
     "none due": "没有即将归档的记忆",
-    "restore any that still matter": "可恢复仍然重要的记忆",
+    "restore what still matters": "可恢复仍然重要的记忆",
     "{n} memories waiting to be embedded": "{n} 条记忆等待嵌入",
 }

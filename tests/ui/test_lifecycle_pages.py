@@ -102,7 +102,8 @@ def test_each_health_figure_has_a_trend_on_its_own_scale(session, qtbot) -> None
     for key, plot in page.trends.plots.items():
         _xs, ys = page.trends.lines[key].getData()
         low, high = plot.getViewBox().viewRange()[1]
-        assert low == 0 and max(ys) <= high <= max(1.0, max(ys)) * 1.2, (key, high, max(ys))
+        top = max(1.0, max(ys))
+        assert -0.1 * top < low <= 0 and max(ys) <= high <= top * 1.2, (key, low, high)
         tops[key] = high
     assert tops["open_conflicts"] < tops["active"] / 5
     # Each plot is titled with its figure and its latest value.
@@ -116,3 +117,43 @@ def test_each_health_figure_has_a_trend_on_its_own_scale(session, qtbot) -> None
                 (p - q) ** 2 for p, q in zip(a.getRgb()[:3], b.getRgb()[:3], strict=True)
             )
             assert distance**0.5 > 60, (a.name(), b.name())
+
+
+def test_what_maintenance_archived_is_said_and_drawn(session, qtbot) -> None:
+    """The first launch's maintenance archives the demo's faded memories: the dashboard
+    says so, links to the Archive, marks it on the trends, and the cards and the last
+    point of each trend agree."""
+    page = session.window.pages["dashboard"]
+    engine = session.engine
+    archived = sum(len(engine.maintain(a.name).archived_ids) for a in engine.agents())
+    assert archived > 0, "the demo has memories due for archiving"
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        page.refresh()
+    note = page.maintenance_note
+    assert note.isVisibleTo(session.window)
+    assert f"Maintenance archived {archived} faded memories" in note.text()
+    assert "See the Archive" in note.text()
+    _xs, ys = page.trends.lines["archived"].getData()
+    assert ys[-1] == engine.health().archived == int(page.cards["archived"].value.text())
+    assert page.trends.marks["archived"], "the run is marked on the trend"
+    with qtbot.waitSignal(session.window.pages["archive"].loaded, timeout=10000):
+        note.linkActivated.emit("archive")
+    archive = session.window.pages["archive"]
+    assert session.window.current_page() is archive
+    assert "Maintenance last archived" in archive.note.text()
+
+
+def test_the_unembedded_card_opens_the_memories_waiting_to_be_embedded(session, qtbot) -> None:
+    window = session.window
+    dashboard, memories = window.pages["dashboard"], window.pages["memories"]
+    engine = session.engine
+    waiting = {a.name: engine.unembedded(a.name) for a in engine.agents()}
+    assert any(waiting.values()), "the test demo leaves its rows queued"
+    assert dashboard.cards["unembedded"].property("alert")  # a non-zero figure stands out
+    assert not dashboard.cards["tape"].property("alert")
+    with qtbot.waitSignal(memories.loaded, timeout=10000):
+        qtbot.mouseClick(dashboard.cards["unembedded"], Qt.MouseButton.LeftButton)
+    assert window.current_page() is memories and memories.waiting_box.isChecked()
+    shown = [memories.proxy.row_at(r).id for r in range(memories.proxy.rowCount())]
+    assert shown == [m.id for m in waiting[memories.agent]] and shown
+    assert "waiting to be embedded" in memories.count_label.text()

@@ -8,7 +8,16 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import health
 from ..context import AppContext
@@ -52,6 +61,8 @@ class TrendPlots(pg.GraphicsLayoutWidget):  # type: ignore[misc]
         self.marks: dict[str, list[pg.InfiniteLine]] = {}
         self.titles: dict[str, str] = {}
         first: pg.PlotItem | None = None
+        tick_font = QFont(QApplication.font())
+        tick_font.setPointSizeF(8.0)
         for i, ((key, label), color) in enumerate(
             zip(health.TREND_METRICS, LINE_COLORS, strict=True)
         ):
@@ -65,6 +76,7 @@ class TrendPlots(pg.GraphicsLayoutWidget):  # type: ignore[misc]
                 axis = plot.getAxis(side)
                 axis.setPen(pg.mkPen(c["border"]))
                 axis.setTextPen(pg.mkPen(c["muted"]))
+                axis.setStyle(tickFont=tick_font)
             plot.getAxis("left").setWidth(34)
             if first is None:
                 first = plot
@@ -92,7 +104,8 @@ class TrendPlots(pg.GraphicsLayoutWidget):  # type: ignore[misc]
             line.setData([p[0] for p in pts], [p[1] for p in pts])
             top = max([1.0, *(p[1] for p in pts)])
             # Whole numbers on a scale of this figure's own: 0-3 conflicts fill their plot.
-            self.plots[key].setYRange(0, top * 1.15, padding=0)
+            # a little below 0, so that the 0 tick has its label
+            self.plots[key].setYRange(-0.06 * top, top * 1.15, padding=0)
             self.plots[key].getAxis("left").setTickSpacing(*_ticks(top))
             self._title(key, pts[-1][1] if pts else None)
         self._mark_maintenance(view)
@@ -132,11 +145,11 @@ class TrendPlots(pg.GraphicsLayoutWidget):  # type: ignore[misc]
 
 
 def _ticks(top: float) -> tuple[float, float]:
-    """(major, minor) tick spacing giving 3-5 whole-number ticks up to `top`."""
+    """(major, minor) tick spacing giving at most 4 whole-number ticks up to `top`."""
     for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000, 2000, 5000, 10_000):
-        if top / step <= 5:
+        if top / step <= 3:  # a small plot: a few labels that do not touch
             return float(step), float(step)
-    return top / 4, top / 4
+    return top / 3, top / 3
 
 
 class DashboardPage(Page):
@@ -245,7 +258,7 @@ class DashboardPage(Page):
             if snap.unembedded
             else tr("index up to date"),
         )
-        self._value("archived", snap.archived, tr("restore any that still matter"))
+        self._value("archived", snap.archived, tr("restore what still matters"))
         self._value(
             "fading",
             snap.archive_candidates,
@@ -276,12 +289,12 @@ class DashboardPage(Page):
             return
         run = recent[-1]
         link = colors(current_scheme())["link"]
+        whose = ", ".join(f"{agent} {n}" for agent, n in run.by_agent)
         self.maintenance_note.setText(
             tr(
-                "Maintenance archived {n} faded memories of {agent} at {time}: they had gone "
-                "unrecalled and unused for a while. <a href='archive' style='color:{link}'>"
-                "See the Archive</a> to restore any that still matter."
-            ).format(n=run.archived, agent=run.agent, time=fmt_time(run.at), link=link)
+                "Maintenance archived {n} faded memories at {time} ({whose}): unrecalled and "
+                "unused for a while. <a href='archive' style='color:{link}'>See the Archive</a>"
+            ).format(n=run.archived, whose=whose, time=fmt_time(run.at), link=link)
         )
         self.maintenance_note.show()
 

@@ -496,8 +496,8 @@
         <translation>{agent} 的 MCP 配置</translation>
     </message>
     <message>
-        <source>Maintenance archived {n} faded memories of {agent} at {time}: they had gone unrecalled and unused for a while. &lt;a href='archive' style='color:{link}'&gt;See the Archive&lt;/a&gt; to restore any that still matter.</source>
-        <translation>例行维护于 {time} 归档了 {agent} 的 {n} 条已淡化的记忆：它们已有一段时间未被召回或使用。&lt;a href='archive' style='color:{link}'&gt;打开归档&lt;/a&gt;，恢复仍然重要的记忆。</translation>
+        <source>Maintenance archived {n} faded memories at {time} ({whose}): unrecalled and unused for a while. &lt;a href='archive' style='color:{link}'&gt;See the Archive&lt;/a&gt;</source>
+        <translation>例行维护于 {time} 归档了 {n} 条已淡化的记忆（{whose}）：它们已有一段时间未被召回或使用。&lt;a href='archive' style='color:{link}'&gt;打开归档&lt;/a&gt;</translation>
     </message>
     <message>
         <source>Maintenance last archived {n} memories on {time}: their strength had fallen below {threshold:g} after {days:g}+ idle days.</source>
@@ -1200,7 +1200,7 @@
         <translation>等待你处理的请求</translation>
     </message>
     <message>
-        <source>restore any that still matter</source>
+        <source>restore what still matters</source>
         <translation>可恢复仍然重要的记忆</translation>
     </message>
     <message>
