@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from app.codec import (
         to_json,
     )
+    from app.confront import KEEPS as CONFLICT_KEEPS
     from app.confront import Conflict, ConflictSide, DecisionRecord
     from app.db import DoctorReport
     from app.db import check_openable as check_home
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         Engine,
     )
     from app.errors import (
+        EXIT_STATUSES,
         DiskFull,
         HomeBusy,
         HomeDamaged,
@@ -58,6 +60,10 @@ if TYPE_CHECKING:
         VaultStillLocked,
         WriteBusy,
     )
+    from app.events import CATALOGUE as EVENT_KINDS
+    from app.events import CHANGES as EVENT_CHANGES
+    from app.events import Event, EventKind
+    from app.index import LOCAL_MODELS as EMBEDDER_MODELS
     from app.index import (
         IndexCheck,
         IndexerStats,
@@ -77,11 +83,18 @@ if TYPE_CHECKING:
         SkillStep,
         SkillVersion,
     )
-    from app.lifecycle import ArchiveCandidate, DistillReport, HealthSnapshot, MaintainReport
+    from app.lifecycle import (
+        ArchiveCandidate,
+        ArchiveRun,
+        DistillReport,
+        HealthSnapshot,
+        MaintainReport,
+    )
     from app.limits import (
         MAX_BUDGET,
     )
     from app.models import (
+        ARBITERS,
         CATEGORIES,
         KINDS,
         PERMISSION_MODES,
@@ -89,6 +102,7 @@ if TYPE_CHECKING:
         STATUSES,
         Agent,
         AgentSettings,
+        AgentStats,
         AppendResult,
         AuditEvent,
         Memory,
@@ -98,6 +112,7 @@ if TYPE_CHECKING:
         NewEntry,
         RememberResult,
         TapeEntry,
+        ThreadSummary,
     )
     from app.recall import MODES as SEARCH_MODES
     from app.recall import SCOPES as SEARCH_SCOPES
@@ -115,6 +130,7 @@ if TYPE_CHECKING:
     from app.transfer import sync as sync_mirror
     from app.vault import (
         PASSPHRASE_ENV,
+        REQUEST_REASONS,
         AccessRequest,
         Grant,
         ReviewerRules,
@@ -129,12 +145,23 @@ if TYPE_CHECKING:
 # process that needs little (the desktop app's first paint, `--version`) does not pay
 # for the engine's imports until it opens a home.
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "AgentStats": ("app.models", "AgentStats"),
+    "ThreadSummary": ("app.models", "ThreadSummary"),
+    "ARBITERS": ("app.models", "ARBITERS"),
+    "EMBEDDER_MODELS": ("app.index", "LOCAL_MODELS"),
+    "EVENT_KINDS": ("app.events", "CATALOGUE"),
+    "EVENT_CHANGES": ("app.events", "CHANGES"),
+    "Event": ("app.events", "Event"),
+    "EventKind": ("app.events", "EventKind"),
+    "REQUEST_REASONS": ("app.vault", "REQUEST_REASONS"),
+    "CONFLICT_KEEPS": ("app.confront", "KEEPS"),
     "AccessRequest": ("app.vault.records", "AccessRequest"),
     "Agent": ("app.models", "Agent"),
     "AgentSettings": ("app.models", "AgentSettings"),
     "AgentToken": ("app.agents.tokens", "AgentToken"),
     "AppendResult": ("app.models", "AppendResult"),
     "ArchiveCandidate": ("app.lifecycle.forgetting", "ArchiveCandidate"),
+    "ArchiveRun": ("app.lifecycle.forgetting", "ArchiveRun"),
     "AuditEvent": ("app.models", "AuditEvent"),
     "CATEGORIES": ("app.models", "CATEGORIES"),
     "Conflict": ("app.confront.conflicts", "Conflict"),
@@ -143,6 +170,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ContextItem": ("app.recall.context", "ContextItem"),
     "DecisionRecord": ("app.confront.decisions", "DecisionRecord"),
     "DiskFull": ("app.errors", "DiskFull"),
+    "EXIT_STATUSES": ("app.errors", "EXIT_STATUSES"),
     "DistillReport": ("app.lifecycle.distill", "DistillReport"),
     "DoctorReport": ("app.db.integrity", "DoctorReport"),
     "DroppedItem": ("app.recall.context", "DroppedItem"),
@@ -216,7 +244,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "ARBITERS",
     "CATEGORIES",
+    "CONFLICT_KEEPS",
+    "EMBEDDER_MODELS",
+    "EVENT_CHANGES",
+    "EVENT_KINDS",
+    "EXIT_STATUSES",
     "GRANT_SCOPES",
     "HISTORY_FORMATS",
     "KINDS",
@@ -224,6 +258,7 @@ __all__ = [
     "MAX_BUDGET",
     "PASSPHRASE_ENV",
     "PERMISSION_MODES",
+    "REQUEST_REASONS",
     "ROLES",
     "SEARCH_MODES",
     "SEARCH_SCOPES",
@@ -231,9 +266,11 @@ __all__ = [
     "AccessRequest",
     "Agent",
     "AgentSettings",
+    "AgentStats",
     "AgentToken",
     "AppendResult",
     "ArchiveCandidate",
+    "ArchiveRun",
     "AuditEvent",
     "Conflict",
     "ConflictSide",
@@ -245,6 +282,8 @@ __all__ = [
     "DoctorReport",
     "DroppedItem",
     "Engine",
+    "Event",
+    "EventKind",
     "Grant",
     "GrownSkill",
     "HealthSnapshot",
@@ -283,6 +322,7 @@ __all__ = [
     "SkillVersion",
     "TapeEntry",
     "TapemindError",
+    "ThreadSummary",
     "VaultProblem",
     "VaultStatus",
     "VaultStillLocked",

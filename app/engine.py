@@ -43,6 +43,7 @@ from app.insights import (
 )
 from app.lifecycle import (
     ArchiveCandidate,
+    ArchiveRun,
     DistillReport,
     HealthSnapshot,
     MaintainReport,
@@ -57,6 +58,7 @@ from app.memory import views as memory_views
 from app.models import (
     Agent,
     AgentSettings,
+    AgentStats,
     AppendResult,
     AuditEvent,
     Memory,
@@ -64,11 +66,13 @@ from app.models import (
     NewEntry,
     RememberResult,
     TapeEntry,
+    ThreadSummary,
 )
 from app.recall import ContextBlock, Lanes, SearchResult, search
 from app.recall import context as recall
 from app.runtime import Runtime
 from app.tape import ledger as tape
+from app.tape import threads as tape_threads
 from app.transfer import jsonl as transfer
 from app.vault import (
     KEYSTORE,
@@ -82,6 +86,7 @@ from app.vault import (
     approvals,
     echoes,
     grants,
+    requests,
     reviewer,
 )
 from app.vault import service as vault_service
@@ -190,7 +195,8 @@ class Engine:
     def agent(self, name: str) -> Agent:
         return agents.get(self._rt, name)
 
-    def agent_stats(self, name: str) -> dict[str, Any]:
+    def agent_stats(self, name: str) -> AgentStats:
+        """An agent's tape entries, threads, and memories by status. Raises NotFound."""
         return agents.stats(self._rt, name)
 
     def configure_agent(self, name: str, **settings: Any) -> Agent:
@@ -252,6 +258,11 @@ class Engine:
             around=around,
             limit=limit,
         )
+
+    def threads(self, agent: str, *, limit: int = 1000) -> list[ThreadSummary]:
+        """The agent's threads with their entry and turn counts, the most recently written
+        first (every thread, however long the tape). Raises NotFound."""
+        return tape_threads(self._rt, agent, limit=limit)
 
     def entry(self, entry_id: int, *, agent: str | None = None) -> TapeEntry:
         return tape.get(self._rt, entry_id, agent)
@@ -331,6 +342,11 @@ class Engine:
         self, agent: str, *, category: str | None = None, status: str | None = None
     ) -> int:
         return memory_views.count(self._rt, agent, category=category, status=status)
+
+    def unembedded(self, agent: str, *, limit: int = 200) -> list[Memory]:
+        """The agent's memories waiting to be embedded, the longest waiting first (full-text
+        search finds them meanwhile). Raises NotFound."""
+        return memory_views.waiting(self._rt, agent, limit=limit)
 
     def edit_memory(self, memory_id: int, text: str) -> Memory:
         """Owner edit: a new version; the old text stays in the history."""
@@ -517,14 +533,27 @@ class Engine:
             ttl_seconds=ttl_seconds,
         )
 
+    def collect_secret(
+        self, agent: str, request_id: int, *, waited: float | None = None
+    ) -> SecretResult:
+        """What became of `agent`'s request `request_id`, without waiting: allowed (with
+        `value`), pending, denied or expired. With `waited`, a request still pending
+        expires now (no answer within that many seconds). A caller can so wait between
+        looks without holding the home open. Raises NotFound."""
+        return approvals.collect(self._rt, self._vault, agent, request_id, waited=waited)
+
     def access_requests(
         self, status: str | None = None, *, agent: str | None = None, limit: int = 100
     ) -> list[AccessRequest]:
         """Access requests (pending ones oldest first, for prompts)."""
-        return approvals.list_requests(self._rt, status=status, agent=agent, limit=limit)
+        return requests.list_requests(self._rt, status=status, agent=agent, limit=limit)
+
+    def count_access_requests(self, status: str | None = None, *, agent: str | None = None) -> int:
+        """How many access requests (e.g. pending ones), without reading them."""
+        return requests.count_requests(self._rt, status=status, agent=agent)
 
     def access_request(self, request_id: int) -> AccessRequest:
-        return approvals.get_request(self._rt, request_id)
+        return requests.get_request(self._rt, request_id)
 
     def answer_request(
         self, request_id: int, allow: bool, scope: str = "once", *, reason: str | None = None
@@ -557,6 +586,11 @@ class Engine:
         `agent` None: all agents; `status` "open", "resolved" or None for both."""
         return conflicts_.list_(self._rt, agent, status, limit=limit, offset=offset)
 
+    def count_conflicts(self, agent: str | None = None, status: str | None = "open") -> int:
+        """How many conflicts (`agent` None: all agents; `status` "open", "resolved" or None),
+        counted without reading them."""
+        return conflicts_.count(self._rt, agent, status)
+
     def conflict(self, conflict_id: int) -> Conflict:
         """One conflict. Raises NotFound."""
         return conflicts_.get(self._rt, conflict_id)
@@ -581,6 +615,13 @@ class Engine:
     def archived(self, agent: str, limit: int = 50, offset: int = 0) -> list[Memory]:
         """Archived memories, most recently archived first."""
         return forgetting.archived(self._rt, agent, limit=limit, offset=offset)
+
+    def archive_runs(
+        self, agent: str | None = None, *, since: datetime | None = None, limit: int = 50
+    ) -> list[ArchiveRun]:
+        """When maintenance archived memories and how many each time, the latest first
+        (`agent` None: every agent's); what the app says after a run and marks on trends."""
+        return forgetting.archive_runs(self._rt, agent, since=since, limit=limit)
 
     def restore(self, ids: Sequence[int]) -> list[Memory]:
         """Archived memories back to active (reinforced); history kept."""

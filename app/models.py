@@ -17,6 +17,7 @@ KINDS = ("message", "tool_call", "tool_result", "event", "anchor", "compact")
 ROLES = ("user", "assistant", "tool", "system")
 STATUSES = ("active", "archived", "superseded", "forgotten")
 PERMISSION_MODES = ("ask", "auto", "review")
+ARBITERS = ("offline", "llm")  # an agent's `arbiter` setting
 
 Decision = Literal["add", "update", "supersede", "duplicate", "conflict"]
 
@@ -60,6 +61,37 @@ class Agent:
     name: str
     created_at: datetime
     settings: AgentSettings
+
+
+@dataclass(frozen=True)
+class AgentStats:
+    """An agent's counts: tape entries, threads, memories by status, refused vault echoes."""
+
+    tape_entries: int
+    threads: int
+    memories: Mapping[str, int]  # status -> count; a status with none is left out
+    secret_echoes: int = 0  # writes refused for holding a vault value it was not given
+    writes_blocked: bool = False  # after too many of them, until `agent unblock`
+
+    @property
+    def active(self) -> int:
+        return self.memories.get("active", 0)
+
+    @property
+    def total(self) -> int:
+        """Every memory the agent holds, whatever its status (forgotten ones included)."""
+        return sum(self.memories.values())
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    """One thread of an agent's tape: how many entries and turns, first and last time."""
+
+    name: str
+    entries: int
+    turns: int
+    first_at: datetime
+    last_at: datetime
 
 
 @dataclass(frozen=True)

@@ -148,9 +148,9 @@ def _seed_and_show(state: State, path: Path) -> None:
             rows.append(
                 [
                     a.name,
-                    stats["threads"],
-                    stats["tape_entries"],
-                    stats["memories"].get("active", 0),
+                    stats.threads,
+                    stats.tape_entries,
+                    stats.active,
                 ]
             )
         click.echo()

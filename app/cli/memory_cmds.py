@@ -14,7 +14,10 @@ from app.cli.output import clip, emit_json, fields, short_time, table, times
 def _print_result(result: RememberResult) -> None:
     m = result.memory
     if result.decision == "duplicate":
-        click.echo(f"duplicate of memory {result.target_id}: {result.reason}")
+        click.echo(
+            f"duplicate of memory {result.target_id}: nothing new was stored; memory "
+            f"{result.target_id} was reinforced instead ({result.reason})."
+        )
     elif m is not None:
         click.echo(f"{result.decision}: memory {m.id} [{m.category}] {clip(m.text, 70)}")
         if result.target_id is not None:
@@ -72,7 +75,7 @@ def remember(
     text: str,
 ) -> None:
     """Offer TEXT as a durable conclusion: stored, or refused with the reason."""
-    result = state.engine().remember(
+    result = state.engine(vault="text").remember(
         agent,
         text,
         category,
@@ -212,7 +215,7 @@ def list_(
 @pass_state
 def edit(state: State, memory_id: int, text: str) -> None:
     """Owner edit: store TEXT as a new version (the old one is kept)."""
-    m = state.engine().edit_memory(memory_id, text)
+    m = state.engine(vault="text").edit_memory(memory_id, text)
     if state.as_json:
         emit_json(m)
     else:

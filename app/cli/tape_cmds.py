@@ -127,15 +127,39 @@ def append(
         if isinstance(e, dict) and not e.get("source_key"):
             e["source_key"] = f"{call}:{n}"
     # The person at the command line is the owner: their text is redacted, never refused.
-    result = state.engine().append(agent, entries, actor="owner")
+    result = state.engine(vault="text").append(agent, entries, actor="owner")
     if state.as_json:
         answer: dict[str, Any] = {"ids": result.ids, "skipped": result.skipped}
         if result.existing:
             answer["existing"] = result.existing  # the ids the first call with these keys got
         emit_json(answer)
     else:
-        for entry_id in (*result.existing, *result.ids):
-            click.echo(entry_id)
+        click.echo(appended(agent, entries, result.ids, result.skipped, result.existing))
+
+
+def appended(
+    agent: str,
+    entries: list[dict[str, Any]],
+    ids: tuple[int, ...],
+    skipped: int,
+    existing: tuple[int, ...] = (),
+) -> str:
+    """What `tape append` did, with the new ids a `--source` cites (for a key already on
+    the tape, the id its entry got then)."""
+    if len(entries) == 1 and existing and not ids:
+        return (
+            f"Entry {existing[0]} is already on the tape of {agent}: it was appended before "
+            "with this key, and nothing new was written."
+        )
+    if len(entries) == 1 and ids:
+        e = entries[0]
+        turn = f", turn {e['turn']}" if e.get("turn") else ""
+        return f"Appended entry {ids[0]} to the tape of {agent} (thread {e['thread']}{turn})."
+    said = ", ".join(str(i) for i in ids) if len(ids) <= 10 else f"{ids[0]}…{ids[-1]}"
+    line = f"Appended {len(ids)} entries to the tape of {agent}" + (f": {said}." if ids else ".")
+    if skipped:
+        line += f" {skipped} already on the tape (same keys, appended before) were skipped."
+    return line
 
 
 @tape.command("show")

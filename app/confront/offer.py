@@ -17,7 +17,7 @@ from sqlmodel import Session
 from app.confront import decisions as confront
 from app.confront import retries
 from app.db import dbapi
-from app.errors import InvalidInput, Refused
+from app.errors import InvalidInput, NotFound, Refused
 from app.events import record
 from app.limits import MAX_ID, MAX_SOURCES
 from app.memory import MEMORY_COLUMNS, NewMemory, check_parents, intake, memory_of
@@ -50,7 +50,9 @@ def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[
         )
         if found is None:
             entry_id = entry_id if 1 <= entry_id <= MAX_ID else 0  # never a huge number
-            raise Refused(
+            # Not found, whether there is no such entry or another agent's: to an agent, the
+            # other agents' tapes do not exist.
+            raise NotFound(
                 f"Source entry {entry_id} is not on the tape of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent). Cite entries returned by append or tape.",
                 code="unknown_source",
@@ -114,8 +116,8 @@ def remember(
     first one decided and writes nothing (`retries.py`).
 
     Raises InvalidInput for a bad category or importance, Refused (with a code:
-    empty, too_long, chit_chat, credential, tool_output, unknown_source,
-    unknown_parent, forgotten) when the gate says no, NotFound for an unknown agent.
+    empty, too_long, chit_chat, credential, tool_output, unknown_parent, forgotten) when
+    the gate says no, NotFound for an unknown agent or a source not on its tape.
     """
     intake.check_category(category)
     if len(sources) > MAX_SOURCES or len(parents) > MAX_SOURCES:

@@ -496,6 +496,19 @@ def m011_insights(conn: Connection) -> None:
     )
 
 
+@migration(13, "access requests: the decision's reason as a code with parameters")
+def m013_request_reason_codes(conn: Connection) -> None:
+    # The reason beside `decision_reason`'s English: a client shows it in the owner's
+    # language from the code, and the English stays what the audit and agents read.
+    _run(
+        conn,
+        """
+        ALTER TABLE access_requests ADD COLUMN reason_code TEXT;
+        ALTER TABLE access_requests ADD COLUMN reason_params TEXT
+        """,
+    )
+
+
 @migration(14, "retries: a remember carries the caller's key, so a retry is not a second one")
 def m014_remember_keys(conn: Connection) -> None:
     # A host that commits a remember and dies before answering gets the same call again

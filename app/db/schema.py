@@ -202,6 +202,8 @@ class AccessRequestRow(SQLModel, table=True):
     status: str  # pending | allowed | denied | expired
     decided_by: str | None = None  # owner | auto | reviewer
     decision_reason: str | None = None
+    reason_code: str | None = None  # the decision's reason as a code (app.vault.reasons)
+    reason_params: str | None = None  # its parameters, JSON
     scope: str | None = None  # once | session | always
     grant_id: int | None = None
     created_at: str

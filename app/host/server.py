@@ -45,6 +45,7 @@ from app.codec import decode_arguments, to_json
 from app.db import disk
 from app.engine import Engine
 from app.errors import TapemindError, VaultStillLocked
+from app.host import served
 from app.host.auth import AgentAuth, AgentTokens
 from app.host.gil import shorten_switch_interval
 from app.host.jobs import Jobs
@@ -320,6 +321,9 @@ class Host:
                 self.engine.home, doing="the host cannot write its token file"
             ) from None
         self.lock.update(url=self.url)
+        if self.lock.role in ("host", "desktop"):
+            # Agents are configured with this URL: the next run tries this port again.
+            served.remember(self.engine.home, self.url)
         tune_for_serving()
 
     def serve(self) -> None:

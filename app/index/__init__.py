@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from app.index.check import IndexCheck, KindCheck
     from app.index.check import check as check_index
     from app.index.control import IndexStatus, RebuildProgress, current_stall, rebuild, status
-    from app.index.embedders import queries_are_documents
+    from app.index.embedders import LOCAL_MODELS, queries_are_documents
     from app.index.embedders.process import rss_mb
     from app.index.indexer import IndexerStats, run_indexer_once
     from app.index.service import (
@@ -48,6 +48,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "IndexStalled": ("app.index.stall", "IndexStalled"),
     "IndexStatus": ("app.index.control", "IndexStatus"),
     "IndexerStats": ("app.index.indexer", "IndexerStats"),
+    "LOCAL_MODELS": ("app.index.embedders", "LOCAL_MODELS"),
     "KindCheck": ("app.index.check", "KindCheck"),
     "RebuildProgress": ("app.index.control", "RebuildProgress"),
     "RetrievalService": ("app.index.service", "RetrievalService"),
@@ -69,6 +70,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 
 __all__ = [
     "EMBEDDER",
+    "LOCAL_MODELS",
     "RETRIEVAL",
     "IndexCheck",
     "IndexNotReady",

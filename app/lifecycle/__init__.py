@@ -9,12 +9,13 @@
 
 from app.lifecycle import distill, forgetting, health, scrub
 from app.lifecycle.distill import DistillReport
-from app.lifecycle.forgetting import ArchiveCandidate, MaintainReport, refresh
+from app.lifecycle.forgetting import ArchiveCandidate, ArchiveRun, MaintainReport, refresh
 from app.lifecycle.health import HealthSnapshot
 from app.lifecycle.scrub import Scrubbed
 
 __all__ = [
     "ArchiveCandidate",
+    "ArchiveRun",
     "DistillReport",
     "HealthSnapshot",
     "MaintainReport",

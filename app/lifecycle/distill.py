@@ -259,7 +259,7 @@ def run(rt: Runtime, agent: str, *, max_entries: int | None = None) -> DistillRe
                         actor="distiller",
                     )
                 )
-            except Refused:
+            except (Refused, InvalidInput):  # kept out by the gate, or no memory at all
                 refused += 1
         watermark = int(rows[-1][1])
         read += len(rows)

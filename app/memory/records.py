@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from app.clock import from_iso, from_iso_or_none
 from app.db import AgentRow, EmbedQueueRow, MemoryRow, dbapi
-from app.errors import NotFound, Refused
+from app.errors import NotFound
 from app.events import record
 from app.limits import MAX_ID
 from app.models import (
@@ -141,7 +141,7 @@ def check_parents(
         )
         if found is None:
             memory_id = memory_id if 1 <= memory_id <= MAX_ID else 0  # never a huge number
-            raise Refused(
+            raise NotFound(
                 f"{what} {memory_id} is not a memory of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent).",
                 code=code,

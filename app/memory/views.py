@@ -131,6 +131,22 @@ def list_(
         return [memory_of(r, agent) for r in rows]
 
 
+def waiting(rt: Runtime, agent: str, *, limit: int = 200) -> list[Memory]:
+    """The agent's memories in the embed queue, the longest waiting first."""
+    if limit <= 0:
+        raise InvalidInput("limit must be a positive number.")
+    columns = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
+    with rt.read() as s:
+        arow = agent_ref(s, agent)
+        rows = dbapi(s).execute(
+            f"SELECT {columns} FROM embed_queue q JOIN memories m ON m.id = q.item_id "
+            "WHERE q.kind = 'memory' AND q.agent_id = ? AND m.agent_id = ? "
+            "ORDER BY q.enqueued_at, m.id LIMIT ?",
+            (arow.id, arow.id, min(limit, MAX_LIST)),
+        )
+        return [memory_of(r, agent) for r in rows.fetchall()]
+
+
 def count(
     rt: Runtime, agent: str, *, category: str | None = None, status: str | None = None
 ) -> int:

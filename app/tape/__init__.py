@@ -1,9 +1,9 @@
 """The tape: the append-only ledger of what happened, per agent.
 
 `ledger` appends batches (all or nothing, gap-free sequence numbers), reads by thread,
-turn, kind, time or around an entry, and erases an entry for privacy (a hash tombstone).
-`entries` checks what callers send; `prepared` redacts and indexes a batch before the
-write lock is taken.
+turn, kind, time or around an entry, and erases an entry for privacy (a hash tombstone);
+`threads` lists an agent's threads with their counts. `entries` checks what callers send;
+`prepared` redacts and indexes a batch before the write lock is taken.
 """
 
 from app.tape import ledger
@@ -16,6 +16,7 @@ from app.tape.ledger import (
     source_entries,
 )
 from app.tape.prepared import ready
+from app.tape.threads import threads
 
 __all__ = [
     "EMBEDDED_KINDS",
@@ -27,4 +28,5 @@ __all__ = [
     "ledger",
     "ready",
     "source_entries",
+    "threads",
 ]

@@ -21,7 +21,7 @@ from sqlmodel import SQLModel
 
 from app.db import NOT_EXPORTED, NOT_EXPORTED_PREFIXES, SECRET_COLUMNS, fulltext
 from app.errors import InvalidInput
-from app.events import Event
+from app.events import Event, event_name
 from app.limits import MAX_ID
 from app.models import CATEGORIES, KINDS, ROLES, STATUSES
 from app.runtime import Runtime
@@ -206,7 +206,7 @@ def import_(rt: Runtime, path: Path) -> dict[str, int]:
         )
         fulltext.rebuild(conn)
     counts = {name: len(rows) for name, rows in batches.items()}
-    rt.bus.publish(Event("home_did_import", None, (), counts))
+    rt.bus.publish(Event(event_name("home.import"), None, (), counts))
     return counts
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.clihelp import fails
+from tests.cli.clihelp import appended_id, fails
 
 
 def test_init_creates_a_home_once(run, run_json, home: Path) -> None:
@@ -103,7 +103,7 @@ def _append(run, *extra: str) -> int:
         "user",
         *extra,
     ).stdout
-    return int(out.strip())
+    return appended_id(out)
 
 
 def test_tape_append_single_prints_the_id(ready, run_json) -> None:
@@ -172,7 +172,7 @@ def test_tape_append_jsonl_file(ready, run_json, tmp_path: Path) -> None:
     path = tmp_path / "batch.jsonl"
     path.write_text(_lines(*BATCH), encoding="utf-8")
     out = ready("tape", "append", "--agent", "cc", "--jsonl", str(path)).stdout
-    assert out.split() == ["1", "2", "3", "4"]
+    assert out == "Appended 4 entries to the tape of cc: 1, 2, 3, 4.\n"
     assert run_json("tape", "append", "--agent", "dc", "--jsonl", str(path))["ids"] == [5, 6, 7, 8]
     assert [e["text"] for e in run_json("tape", "show", "--agent", "cc")] == [
         e["text"] for e in BATCH

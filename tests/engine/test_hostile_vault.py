@@ -72,7 +72,7 @@ def test_guessing_a_value_by_appending_gains_one_bit_then_nothing(vault: Engine)
     audit = vault.audit(action="secret.echo")
     assert [e.counts["echoes"] for e in audit] == [3, 2, 1] and audit[0].counts["blocked"] == 1
     assert VALUE not in repr(audit) and "DB_PASSWORD" not in repr(audit)
-    assert vault.agent_stats("A")["writes_blocked"] is True
+    assert vault.agent_stats("A").writes_blocked is True
     # The owner lets it write again.
     assert vault.unblock_agent("A") == MAX_SECRET_ECHOES
     vault.append("A", [entry("back to work")])
@@ -124,7 +124,7 @@ def test_the_owner_writing_to_a_tape_names_no_secret_the_agent_was_not_given(
 ) -> None:
     vault.append("A", [entry(f"imported: {VALUE} and {ZH_VALUE}")], actor="owner")
     assert vault.tape("A")[-1].text == "imported: [secret] and [secret]"
-    assert vault.agent_stats("A")["secret_echoes"] == 0
+    assert vault.agent_stats("A").secret_echoes == 0
 
 
 def _raw(home: Path) -> bytes:

@@ -4,6 +4,7 @@ first's result instead of writing twice; through the engine, the CLI, the host a
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
@@ -134,13 +135,19 @@ def test_unkeyed_calls_are_not_sent_again(home: Path, clock: ManualClock) -> Non
         engine.close()
 
 
+def _ids(said: str) -> list[str]:
+    """The entry ids in what `tape append` printed."""
+    return re.findall(r"\d+", said)
+
+
 def test_the_cli_gives_each_call_a_key_and_takes_the_owners(home: Path) -> None:
     ok(cli(home, "init"))
     ok(cli(home, "agent", "add", "cc"))
     args = ("tape", "append", "--agent", "cc", "--thread", "t", "--role", "user", "--text", "hi")
-    first = ok(cli(home, *args, "--key", "msg-1")).split()
-    assert ok(cli(home, *args, "--key", "msg-1")).split() == first  # the same entry's id
-    assert ok(cli(home, *args)).split() != first  # a new call without a key: a new entry
+    first = _ids(ok(cli(home, *args, "--key", "msg-1")))
+    again = ok(cli(home, *args, "--key", "msg-1"))
+    assert _ids(again) == first and "already on the tape" in again  # the same entry's id
+    assert _ids(ok(cli(home, *args))) != first  # a new call without a key: a new entry
     remember = ("remember", "--agent", "cc", "--category", "preference", "用户喜欢喝绿茶")
     made = ok(cli(home, *remember, "--key", "r-1"))
     assert ok(cli(home, *remember, "--key", "r-1")) == made
