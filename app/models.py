@@ -17,6 +17,7 @@ KINDS = ("message", "tool_call", "tool_result", "event", "anchor", "compact")
 ROLES = ("user", "assistant", "tool", "system")
 STATUSES = ("active", "archived", "superseded", "forgotten")
 PERMISSION_MODES = ("ask", "auto", "review")
+ARBITERS = ("offline", "llm")  # an agent's `arbiter` setting
 
 Decision = Literal["add", "update", "supersede", "duplicate", "conflict"]
 
@@ -34,6 +35,10 @@ class AgentSettings:
     # Forgetting: archive when strength < archive_below AND idle >= archive_idle_days.
     archive_below: float = 0.1
     archive_idle_days: float = 30.0
+    # Credential-looking text (API keys, tokens, "password=…") on this agent's tape is
+    # replaced by [credential: KIND] as it is written; the owner may keep it for an agent
+    # whose work is handling such text.
+    redact_credentials: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -56,6 +61,37 @@ class Agent:
     name: str
     created_at: datetime
     settings: AgentSettings
+
+
+@dataclass(frozen=True)
+class AgentStats:
+    """An agent's counts: tape entries, threads, memories by status, refused vault echoes."""
+
+    tape_entries: int
+    threads: int
+    memories: Mapping[str, int]  # status -> count; a status with none is left out
+    secret_echoes: int = 0  # writes refused for holding a vault value it was not given
+    writes_blocked: bool = False  # after too many of them, until `agent unblock`
+
+    @property
+    def active(self) -> int:
+        return self.memories.get("active", 0)
+
+    @property
+    def total(self) -> int:
+        """Every memory the agent holds, whatever its status (forgotten ones included)."""
+        return sum(self.memories.values())
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    """One thread of an agent's tape: how many entries and turns, first and last time."""
+
+    name: str
+    entries: int
+    turns: int
+    first_at: datetime
+    last_at: datetime
 
 
 @dataclass(frozen=True)
@@ -94,6 +130,8 @@ class TapeEntry:
 class AppendResult:
     ids: tuple[int, ...]
     skipped: int = 0  # entries whose source_key was already on the tape
+    # The ids of those entries, in the order given: a retried append gets the first's ids.
+    existing: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ manual clock or a different store, and nothing happens at import time.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -128,15 +129,37 @@ class Runtime:
             yield tx
 
 
-def _no_agent(name: str) -> NotFound:
+def close_names(wanted: str, names: list[str]) -> list[str]:
+    """The names of `names` a person probably meant by `wanted`: the same name in another
+    case first, then the close spellings (at most three)."""
+    folded = {n.casefold(): n for n in names}
+    same = [folded[wanted.casefold()]] if wanted.casefold() in folded else []
+    close = difflib.get_close_matches(wanted.casefold(), list(folded), n=3, cutoff=0.6)
+    return list(dict.fromkeys([*same, *(folded[c] for c in close)]))[:3]
+
+
+def _no_agent(session: Tx, name: str) -> NotFound:
+    names = [str(r[0]) for r in dbapi(session).execute("SELECT name FROM agents ORDER BY id")]
+    close = close_names(name, names)
+    if close:
+        # A typo must not split one agent in two: the close name comes first.
+        meant = " or ".join(repr(n) for n in close)
+        return NotFound(
+            f"No agent named {name!r} in this home: did you mean {meant}? Names are "
+            f"exact (case included); list them with `tapemind agent list`, or add a new "
+            f"agent with `tapemind agent add {name}`.",
+            for_agents=f"This connection acts for agent {name!r}, which this Tapemind "
+            f"home does not have (it has {meant}); no argument can change that. Tell the "
+            "user to fix --agent in your MCP configuration.",
+        )
     return NotFound(
         f"No agent named {name!r} in this home. List agents with `tapemind agent list` "
         f"or add it with `tapemind agent add {name}`.",
         # Over MCP the name comes from the connection (`tapemind mcp --agent NAME`): no
         # argument of the agent's can fix it, only the person who set the client up.
         for_agents=f"This connection acts for agent {name!r}, which this Tapemind home "
-        "does not have; no argument can change that. Tell the user to add the agent "
-        f"(`tapemind agent add {name}`) or to fix --agent in your MCP configuration.",
+        "does not have; no argument can change that. Tell the user to add the agent in "
+        "Tapemind, or to fix the agent's name in your MCP client's configuration.",
     )
 
 
@@ -144,7 +167,7 @@ def agent_row(session: Session, name: str) -> AgentRow:
     """The agent named `name` (attached to the session), or NotFound with what to do."""
     row = session.exec(select(AgentRow).where(AgentRow.name == name)).first()
     if row is None:
-        raise _no_agent(name)
+        raise _no_agent(session, name)
     return row
 
 
@@ -159,6 +182,7 @@ class AgentRef:
     settings: str
     next_seq: int
     token_hash: str | None
+    secret_echoes: int = 0
 
 
 AgentLike = AgentRow | AgentRef
@@ -175,12 +199,13 @@ def agent_ref(session: Tx, name: str) -> AgentRef:
     found = (
         dbapi(session)
         .execute(
-            "SELECT id, name, created_at, settings, next_seq, token_hash FROM agents "
+            "SELECT id, name, created_at, settings, next_seq, token_hash, secret_echoes "
+            "FROM agents "
             "WHERE name = ?",
             (name,),
         )
         .fetchone()
     )
     if found is None:
-        raise _no_agent(name)
+        raise _no_agent(session, name)
     return AgentRef(*found)

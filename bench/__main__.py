@@ -21,6 +21,8 @@ BENCHES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("retrieval", ()),
     ("context_floor", ("--only", "en")),
     ("latency", ()),
+    ("host_memory", ("--seconds", "120")),
+    ("hostile_append", ()),
 )
 
 

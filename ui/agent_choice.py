@@ -6,12 +6,15 @@ result slot and fills the page's combo box without re-triggering its handler.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QComboBox
 
+if TYPE_CHECKING:
+    from app import Engine
 
-def choose_agent(engine: Any, agent: str | None) -> tuple[list[str], str | None]:
+
+def choose_agent(engine: Engine, agent: str | None) -> tuple[list[str], str | None]:
     """The home's agent names and the one to show: `agent` if it still exists, else
     the first (None when the home has no agent). Worker side."""
     names = [a.name for a in engine.agents()]

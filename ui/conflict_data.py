@@ -6,11 +6,18 @@ frozen values that the Conflicts page and the review dialog only display.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
+
+from .reasons import decision_reason
+
+if TYPE_CHECKING:
+    from app import Conflict, ConflictSide, Engine
 
 PAGE = 200  # conflicts read per engine call
+SETTLED_SHOWN = 200  # the most recently settled conflicts the page lists
 
 
 @dataclass(frozen=True)
@@ -20,18 +27,18 @@ class Evidence:
     entry_id: int
     role: str
     text: str
-    at: datetime | None
+    at: datetime
 
 
 @dataclass(frozen=True)
 class Side:
     """One memory of a conflict as it is now."""
 
-    memory_id: int | None
+    memory_id: int
     text: str
     category: str
-    importance: float | None
-    created_at: datetime | None
+    importance: float
+    created_at: datetime
     evidence: tuple[Evidence, ...]
 
 
@@ -41,14 +48,21 @@ class ConflictView:
     agent: str
     reason: str
     arbiter: str
-    age_s: float | None
+    age_s: float
     old: Side
     new: Side
     resolution: str | None = None  # old | new | both | merge, once settled
     resolved_at: datetime | None = None
+    # the arbiter's reason as a code with parameters, where the engine keeps one
+    reason_code: str | None = None
+    reason_params: Mapping[str, str | int | float] = field(default_factory=dict)
+
+    def reason_shown(self) -> str:
+        """The arbiter's reason in the app's language."""
+        return decision_reason(self.reason_code, self.reason_params, self.reason)
 
 
-def _side(side: Any) -> Side:
+def _side(side: ConflictSide) -> Side:
     memory = side.memory
     return Side(
         memory_id=memory.id,
@@ -60,22 +74,22 @@ def _side(side: Any) -> Side:
     )
 
 
-def to_view(conflict: Any) -> ConflictView:
+def to_view(conflict: Conflict) -> ConflictView:
     """The engine's Conflict as the review shows it."""
     return ConflictView(
         id=conflict.id,
         agent=conflict.agent,
-        reason=conflict.reason or "",
-        arbiter=conflict.arbiter or "",
-        age_s=float(conflict.age_days) * 86400 if conflict.age_days is not None else None,
+        reason=conflict.reason,
+        arbiter=conflict.arbiter,
+        age_s=conflict.age_days * 86400,
         old=_side(conflict.existing),
         new=_side(conflict.challenger),
-        resolution=getattr(conflict, "resolution", None),
-        resolved_at=getattr(conflict, "resolved_at", None),
+        resolution=conflict.resolution,
+        resolved_at=conflict.resolved_at,
     )
 
 
-def load_conflicts(engine: Any) -> list[ConflictView]:
+def load_conflicts(engine: Engine) -> list[ConflictView]:
     """Every agent's open conflicts, oldest first, with both sides read."""
     out: list[ConflictView] = []
     while True:
@@ -85,9 +99,6 @@ def load_conflicts(engine: Any) -> list[ConflictView]:
             return out
 
 
-SETTLED_SHOWN = 200  # the most recently settled conflicts the page lists
-
-
-def load_settled(engine: Any) -> list[ConflictView]:
+def load_settled(engine: Engine) -> list[ConflictView]:
     """Every agent's settled conflicts, the most recent first (to reopen a misclick)."""
     return [to_view(c) for c in engine.settled_conflicts(None, limit=SETTLED_SHOWN)]

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 from .conflict_data import ConflictView, Side
 from .dialogs import TextEditDialog
 from .i18n import tr, word
-from .reasons import reason_text
 from .widgets import fmt_age, fmt_time, section_label, title_label
 
 DECISIONS = (
@@ -107,21 +106,20 @@ class SidePanel(QFrame):
         outer.addWidget(scroll, 1)
 
     def show_side(self, side: Side) -> None:
-        memory = f"  #{side.memory_id}" if side.memory_id is not None else ""
-        self.title.setText(self.base_title + memory)
+        self.title.setText(f"{self.base_title}  #{side.memory_id}")
         self.text.setText(side.text or tr("(forgotten)"))
-        facts = [word(side.category)] if side.category else []
-        if side.importance is not None:
-            facts.append(tr("importance {value}").format(value=f"{side.importance:.2f}"))
-        if side.created_at is not None:
-            facts.append(tr("learned {time}").format(time=fmt_time(side.created_at)))
+        facts = [
+            word(side.category),
+            tr("importance {value}").format(value=f"{side.importance:.2f}"),
+            tr("learned {time}").format(time=fmt_time(side.created_at)),
+        ]
         self.facts.setText(" · ".join(facts))
         if not side.evidence:
             self.evidence.setText(escape(tr("none")))
             return
         rows = []
         for e in side.evidence:
-            when = f" · {escape(fmt_time(e.at))}" if e.at is not None else ""
+            when = f" · {escape(fmt_time(e.at))}"
             rows.append(
                 f'<p style="margin: 0 0 8px 0;"><a href="{e.entry_id}">#{e.entry_id}</a> '
                 f"<b>{escape(tr(e.role))}</b>{when}<br>{escape(e.text)}</p>"
@@ -272,8 +270,11 @@ class ConflictReviewDialog(QDialog):
             self.next_button.setEnabled(False)
             self.close_button.setFocus()
             return
+        # The conflict's number, as "settled" and "open again" name it; then its place.
         self.heading.setText(
-            tr("Conflict {pos} of {n}").format(pos=self.index + 1, n=len(self.items))
+            tr("Conflict #{id} · {pos} of {n} open").format(
+                id=c.id, pos=self.index + 1, n=len(self.items)
+            )
         )
         meta = tr("Agent {agent} · open for {age}").format(
             agent=c.agent, age=fmt_age(c.age_s) or "—"
@@ -283,7 +284,7 @@ class ConflictReviewDialog(QDialog):
         elif c.arbiter:
             meta += " · " + tr("raised by the {arbiter} arbiter").format(arbiter=word(c.arbiter))
         self.meta.setText(meta)
-        self.reason.setText(reason_text(c.reason) or "—")
+        self.reason.setText(c.reason_shown() or "—")
         self.old_panel.show_side(c.old)
         self.new_panel.show_side(c.new)
         self.prev_button.setEnabled(self.index > 0)

@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from .bridge import EngineBridge
 from .workers import Runner
 
+if TYPE_CHECKING:
+    from app import Engine
+
 
 class Navigator(QObject):
     """Cross-page requests: open a page, optionally with filters or a target."""
 
     page_requested = Signal(str, dict)  # page name, arguments
+    notice = Signal(str)  # a sentence for the status bar (maintenance archived…, a port moved)
 
 
 @dataclass
 class AppContext:
-    engine: Any  # app.Engine (typed loosely: the UI probes for features with hasattr)
+    engine: Engine
     runner: Runner
     bridge: EngineBridge
     nav: Navigator
-
-    def has(self, *methods: str) -> bool:
-        """Whether this engine offers all of `methods` (features land one by one)."""
-        return all(callable(getattr(self.engine, m, None)) for m in methods)

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .conflict_data import Evidence
+
+if TYPE_CHECKING:
+    from app import Engine, Proposal
 
 PAGE = 200  # proposals read per engine call
 
@@ -55,14 +58,14 @@ class SkillView:
     text: str
 
 
-def _evidence(engine: Any, agent: str, memory_id: int) -> EvidenceMemory:
+def _evidence(engine: Engine, agent: str, memory_id: int) -> EvidenceMemory:
     detail = engine.memory(memory_id, agent=agent)
     m = detail.memory
     entries = tuple(Evidence(e.id, e.role, e.text, e.created_at) for e in detail.sources)
     return EvidenceMemory(m.id, m.category, m.status, m.text, entries)
 
 
-def to_view(engine: Any, p: Any) -> ProposalView:
+def to_view(engine: Engine, p: Proposal) -> ProposalView:
     return ProposalView(
         id=p.id,
         agent=p.agent,
@@ -80,7 +83,7 @@ def to_view(engine: Any, p: Any) -> ProposalView:
     )
 
 
-def load_proposals(engine: Any) -> list[ProposalView]:
+def load_proposals(engine: Engine) -> list[ProposalView]:
     """Every agent's pending proposals, oldest first, each with its evidence read."""
     out: list[ProposalView] = []
     while True:
@@ -90,7 +93,7 @@ def load_proposals(engine: Any) -> list[ProposalView]:
             return out
 
 
-def load_skills(engine: Any) -> list[SkillView]:
+def load_skills(engine: Engine) -> list[SkillView]:
     """Every agent's grown skills, those that need a look first."""
     out = []
     for agent in engine.agents():
@@ -104,6 +107,6 @@ def load_skills(engine: Any) -> list[SkillView]:
     return out
 
 
-def load_insights(engine: Any) -> tuple[list[ProposalView], list[SkillView], list[str]]:
+def load_insights(engine: Engine) -> tuple[list[ProposalView], list[SkillView], list[str]]:
     """(pending proposals, grown skills, agent names) for the Insights page."""
     return load_proposals(engine), load_skills(engine), [a.name for a in engine.agents()]

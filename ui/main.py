@@ -8,7 +8,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app import Engine
+
+    from .session import Session
+    from .startup import HostStarter
 
 PAGE_CHOICES = (
     "dashboard", "memories", "conflicts", "insights", "archive", "tape", "vault", "agents",
@@ -137,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     session = Session(engine, page=args.page, tray=own)
     mark("window built")
     host = HostStarter(engine, lock) if lock is not None else None
+    if host is not None:
+        host.on_served = lambda url, wanted: say_served(session, url, wanted)
     if args.agent or args.review:
         target = {"agent": args.agent} if args.agent else {}
         session.window.open_page(args.page, {**target, **({"review": True} if args.review else {})})
@@ -157,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         session.close()
 
 
-def after_first_paint(session: Any, then: Callable[[], None]) -> None:
+def after_first_paint(session: Session, then: Callable[[], None]) -> None:
     """Call `then` once the first page has loaded its data and the window painted it."""
     from PySide6.QtCore import QTimer
 
@@ -178,22 +186,34 @@ def after_first_paint(session: Any, then: Callable[[], None]) -> None:
     page.loaded.connect(loaded)
 
 
-def serve(session: Any, engine: Any, host: Any) -> None:
+def serve(session: Session, engine: Engine, host: HostStarter) -> None:
     """Unlock the vault, then serve the home to agents (MCP, jobs) from a thread."""
-    if callable(getattr(engine, "unlock_vault", None)):
-        # Agents' writes arrive through this process: unlock the vault first (a
-        # passphrase prompt where there is no keyring) so they can be checked for
-        # secret values instead of being refused as "vault locked".
-        session.runner.write(
-            engine.unlock_vault,
-            on_result=lambda _r: host.start(),
-            on_error=lambda _e: host.start(),
-        )
-    else:
-        host.start()
+    # Agents' writes arrive through this process: unlock the vault first (a passphrase
+    # prompt where there is no keyring) so they can be checked for secret values
+    # instead of being refused as "vault locked".
+    session.runner.write(
+        engine.unlock_vault,
+        on_result=lambda _r: host.start(),
+        on_error=lambda _e: host.start(),
+    )
 
 
-def report_drawn(session: Any) -> None:
+def say_served(session: Session, url: str, wanted: int | None) -> None:
+    """Tell the owner when agents must use another port than the one they were given
+    (runs on the host's thread: the notice signal is queued to the window)."""
+    if wanted is None:
+        return
+    from .i18n import tr
+
+    session.ctx.nav.notice.emit(
+        tr(
+            "Port {port} is taken by another program: agents reach this home at {url}/mcp. "
+            "Agents → Copy MCP configuration… and `tapemind agent token` name it."
+        ).format(port=wanted, url=url)
+    )
+
+
+def report_drawn(session: Session) -> None:
     """--quit-when-drawn: print when the first page was drawn with its data, then quit."""
     from PySide6.QtWidgets import QApplication
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QApplication,
@@ -17,23 +17,25 @@ from PySide6.QtWidgets import (
 
 from .i18n import current_language, tr
 
+if TYPE_CHECKING:
+    from app import Engine
+    from app.host.snippets import Snippet
 
-def load_snippets(engine: Any, agent: str) -> list[Any]:
+
+def load_snippets(engine: Engine, agent: str) -> list[Snippet]:
     """Every client snippet for `agent`, with its bearer token (worker side)."""
-    from app.host.lock import read_holder
-    from app.host.snippets import DEFAULT_PORT, snippets  # the CLI's own snippets
+    from app.host.served import mcp_url
+    from app.host.snippets import snippets  # the CLI's own snippets
 
     token = engine.agent_token(agent).token
-    # Where this home is served now (the app's host says so in the lock), else
-    # the port `tapemind serve` and the app try first.
-    base = (read_holder(engine.home) or {}).get("url") or f"http://127.0.0.1:{DEFAULT_PORT}"
-    return snippets(agent, token, f"{base}/mcp", engine.home, lang=current_language())
+    # Where this app serves the home (the port really served, remembered across runs).
+    return snippets(agent, token, mcp_url(engine.home), engine.home, lang=current_language())
 
 
 class McpConfigDialog(QDialog):
     """Pick a client; the text is what to paste (or run), with a Copy button."""
 
-    def __init__(self, agent: str, snippets: list[Any], parent: QWidget | None = None) -> None:
+    def __init__(self, agent: str, snippets: list[Snippet], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.snippets = snippets
         self.setWindowTitle(tr("MCP configuration for {agent}").format(agent=agent))
@@ -42,7 +44,7 @@ class McpConfigDialog(QDialog):
         self.client = QComboBox()
         for s in snippets:
             # a client has a command and a file for each transport: say which is which
-            form = tr("command") if getattr(s, "form", "file") == "command" else tr("file")
+            form = tr("command") if s.form == "command" else tr("file")
             self.client.addItem(f"{s.client} · {s.transport} · {form}")
         lay.addWidget(self.client)
         self.where = QLabel("")

@@ -8,17 +8,25 @@ since the window is built only once the engine is open.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app import Engine
+    from app.host.lock import HomeLock
+
+    from .startup import EngineOpener
 
 NOTICE_AFTER_S = 0.8  # shorter opens show nothing
 
 
-def wait_for_home(opener: Any, after_s: float = NOTICE_AFTER_S) -> tuple[Any, Any]:
+def wait_for_home(
+    opener: EngineOpener, after_s: float = NOTICE_AFTER_S
+) -> tuple[Engine, HomeLock | None]:
     """`opener.result()`, showing a small notice window (events processed) if the
     home is not open after `after_s` seconds."""
     opener.join(after_s)
     if not opener.is_alive():
-        return opener.result()  # type: ignore[no-any-return]
+        return opener.result()
     from PySide6.QtCore import QEventLoop, Qt
     from PySide6.QtWidgets import QApplication, QLabel
 
@@ -41,4 +49,4 @@ def wait_for_home(opener: Any, after_s: float = NOTICE_AFTER_S) -> tuple[Any, An
     finally:
         notice.close()
         notice.deleteLater()
-    return opener.result()  # type: ignore[no-any-return]
+    return opener.result()

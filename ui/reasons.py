@@ -1,18 +1,134 @@
-"""The engine's reasons in the owner's language: the offline arbiter's, the reviewer's.
+"""The engine's reasons in the owner's language: the secret reviewer's, the arbiter's.
 
-The engine stores a reason in English: it is data, shared by the audit, the decision log,
-the CLI and agents. The offline arbiter and the secret reviewer's rules build every
-reason from the few fixed phrases below plus scores and names, so the app can show them
-in Chinese. A reason written by an LLM (arbiter or reviewer) is free text in whatever
-language the model chose: it passes through unchanged (a phrase of ours that it happens
-to contain is still translated).
+The engine keeps a reason as English text (data shared by the audit, the CLI and
+agents) and, beside it, as a code with parameters. The app says it in Chinese from
+the code: `REQUEST_ZH` covers every code of `app.REQUEST_REASONS` (a test holds the
+two together), `DECISION_ZH` the arbiter's decision codes. Free text (the owner's own
+words, a model's sentence) passes through as written. A reason stored without a code
+(written before codes were kept) falls back to translating the English phrases the
+offline arbiter builds its reasons from.
 """
 
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from .i18n import current_language
+
+if TYPE_CHECKING:
+    from app import AccessRequest
+
+Params = Mapping[str, str | int | float]
+
+# Every code of app.REQUEST_REASONS, in Chinese, with the same parameters.
+REQUEST_ZH: Mapping[str, str] = {
+    "agent_not_reviewed": "审查者无权为智能体 '{agent}' 批准",
+    "secret_not_reviewed": "审查者无权批准机密 '{secret}'",
+    "reason_too_short": "理由至少需要 {min_chars} 个字符；请说明这个机密的用途后再请求",
+    "rate_limit": (
+        "频率限制：审查者在最近 {window_seconds} 秒内已为 '{agent}' 批准了 {allowed} 次读取"
+    ),
+    "within_rules": "符合审查规则",
+    "model_failed": "审查模型出错（{error}）",
+    "model_no_decision": "审查模型没有给出决定",
+    "model_not_json": "审查模型的回答不是 JSON",
+    "model_invalid": "审查模型没有给出有效的决定",
+    "model_said": "{text}",
+    "auto_mode": "自动模式",
+    "covered_by_grant": "已由授权 #{grant}（始终允许）覆盖",
+    "no_answer_within": "{seconds} 秒内没有答复",
+    "expired": "到期前没有答复",
+    "secret_removed": "该机密已从保险库中删除",
+    "owner": "{text}",
+}
+_REVIEWER_ZH = {"rules": "审查规则", "llm": "审查模型"}
+
+# The offline arbiter's decisions by code (app/confront/arbiter/: offline.py, walk.py,
+# crossscript.py), in Chinese. Scores come as parameters: target, closeness, cosine,
+# lexical, fulltext ("-" where a score is missing); `what` lists difference codes.
+DECISION_ZH: Mapping[str, str] = {
+    "no_neighbours": "没有可比较的相似记忆",
+    "nothing_close": "没有足够接近的记忆；最接近的是 {scores}",
+    "change_unclear": "新记忆说有变化，但不清楚说的是否是这条记忆；{scores}",
+    "changed": "新记忆说情况已改变（{what}），取代 {scores}",
+    "refines": "新记忆重复了已有记忆并补充了细节；{scores}",
+    "another_outcome": "是另一件事的结果；最接近的是 {scores}",
+    "differs": "{what}，但没有说明哪个是现在的；{scores}",
+    "qualifier": "在已有记忆上加了限定条件，两条都保留；最接近的是 {scores}",
+    "same_meaning": "意思相同：{scores}",
+    "related_new": "相关，但说了新的内容；最接近的是 {scores}",
+    "stale_target": (
+        "已判定对记忆 #{target} {action}，但那条记忆已不再活跃（期间被改动）；作为新记忆保存。"
+    ),
+    "owner_disputes": "你不同意 #{successor} 取代 #{target}",
+}
+DIFFERENCE_ZH = {
+    "number": "数字、版本或日期不同",
+    "negation": "一方否定了另一方",
+    "value": "同一主题的取值不同",
+    "wording": "措辞不同",
+}
+SCORES_ZH = "#{target}，接近度 {closeness}（向量余弦 {cosine}，词面 {lexical}，全文 {fulltext}）"
+_ACTIONS_ZH = {
+    "add": "新增",
+    "update": "更新",
+    "supersede": "取代",
+    "duplicate": "重复",
+    "conflict": "冲突",
+}
+
+
+def template_fields(template: str) -> set[str]:
+    """The parameter names a template uses."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def request_reason(request: AccessRequest) -> str:
+    """Why an access request stands as it does, in the app's language."""
+    text = request.decision_reason or ""
+    code = request.reason_code
+    if current_language() != "zh" or not text:
+        return text
+    if code is None or code not in REQUEST_ZH:
+        return reason_text(text)
+    params = dict(request.reason_params)
+    why = REQUEST_ZH[code].format_map(_Missing(params))
+    by = _REVIEWER_ZH.get(str(params.get("by", "")))
+    if by is None:
+        return why
+    # A reviewer's verdict: it left the request to a person, or it decided.
+    return f"{by}请你决定：{why}" if request.status == "pending" else f"{by}：{why}"
+
+
+def decision_reason(code: str | None, params: Params, text: str) -> str:
+    """An arbiter's decision reason in the app's language: from its code when there is
+    one this table knows, else from its English phrases."""
+    if current_language() != "zh" or not text:
+        return text
+    if code is None or code not in DECISION_ZH:
+        return reason_text(text)
+    values: dict[str, object] = dict(params)
+    if "target" in params and "closeness" in params:
+        values["scores"] = SCORES_ZH.format_map(_Missing(params))
+    if "what" in params:
+        parts = str(params["what"]).split(",")
+        values["what"] = "、".join(DIFFERENCE_ZH.get(p.strip(), p) for p in parts if p)
+    if "action" in params:
+        values["action"] = _ACTIONS_ZH.get(str(params["action"]), params["action"])
+    return DECISION_ZH[code].format_map(_Missing(values))
+
+
+class _Missing(dict[str, object]):
+    """format_map values where a parameter the template names is missing shows "?"."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+# -- reasons without a code: the offline arbiter's English phrases ------------------------
 
 # Longest first where one phrase contains another.
 PHRASES_ZH: tuple[tuple[str, str], ...] = (
@@ -33,16 +149,25 @@ PHRASES_ZH: tuple[tuple[str, str], ...] = (
     ("the candidate says it changed (", "新记忆说情况已改变（"),
     (") and replaces ", "），取代 "),
     (", without saying which is current; ", "，但没有说明哪个是现在的；"),
-    ("a number, version or date differs", "数字、版本或日期不同"),
-    ("one side negates the other", "一方否定了另一方"),
-    ("a different value for the same subject", "同一主题的取值不同"),
-    ("new wording", "措辞不同"),
+    ("a number, version or date differs", DIFFERENCE_ZH["number"]),
+    ("one side negates the other", DIFFERENCE_ZH["negation"]),
+    ("a different value for the same subject", DIFFERENCE_ZH["value"]),
+    ("new wording", DIFFERENCE_ZH["wording"]),
     ("same meaning as ", "意思相同："),
+    ("other language; nearest is ", "另一种语言；最接近的是 "),
+    ("other language; ", "另一种语言；"),
     (
         "is no longer active (changed meanwhile); stored as new.",
         "已不再活跃（期间被改动）；作为新记忆保存。",
     ),
     (" was decided, but that memory ", "，但那条记忆"),
+    # across scripts (crossscript.py): "<why>; other language; [nearest is ]<scores>"
+    ("the candidate says it changed; ", "新记忆说情况已改变；"),
+    ("a different name for the same subject", "同一主题的名称不同"),
+    ("related but says something new; ", "相关，但说了新的内容；"),
+    ("nothing close enough; ", "没有足够接近的记忆；"),
+    ("same meaning; ", "意思相同；"),
+    ("nearest is ", "最接近的是 "),
     # a decision taken on a farther neighbour (app/confront/arbiter/walk.py)
     (
         "a person settles it, the evidence being thinner than on the closest memory: ",
@@ -62,7 +187,7 @@ _SCORES = re.compile(
     r"lexical (?P<lex>[\d.]+), full-text (?P<ft>[\d.]+|-)\)"
 )
 _DECIDED = re.compile(r"\b(add|update|supersede|duplicate|conflict) of memory (\d+)")
-# The secret reviewer's verdicts (app/vault/reviewer.py, approvals.py); names kept as given.
+# The secret reviewer's verdicts stored before codes were kept (app/vault/reasons.py).
 _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), chinese)
     for pattern, chinese in (
@@ -87,7 +212,7 @@ _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"within the reviewer's rules", "符合审查规则"),
         (r"covered by grant (\d+) \(always\)", r"已由授权 #\1（始终允许）覆盖"),
         (r"\(no reason given\)", "（未给出理由）"),
-        # the farther neighbour decided on and the closer ones passed (app/confront/arbiter/walk.py)
+        # the farther neighbour decided on and the closer ones passed (walk.py)
         (r"; decided on (\w+), not the closer ", r"；判定依据是 #\1，而不是更接近的 "),
         (r"\b(\w+) \(unrelated\), ", r"#\1（无关）、"),
         (r"\b(\w+) \(unclear\), ", r"#\1（不确定）、"),
@@ -95,21 +220,14 @@ _PATTERNS_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(\w+) \(unrelated\)", r"#\1（无关）"),
         (r"\b(\w+) \(conflicting\)", r"#\1（有冲突）"),
         (r"\b(\w+) \(unclear\)", r"#\1（不确定）"),
-        # the owner disputed a supersede (app/confront/conflicts.py `dispute`)
+        # the owner disputed a supersede (app/confront/undo.py `dispute`)
         (r"the owner disputes that (\d+) replaces (\d+)", r"你不同意 #\1 取代 #\2"),
     )
 )
-_ACTIONS_ZH = {
-    "add": "新增",
-    "update": "更新",
-    "supersede": "取代",
-    "duplicate": "重复",
-    "conflict": "冲突",
-}
 
 
 def reason_text(reason: str) -> str:
-    """`reason` in the app's language (English reasons are shown as they are)."""
+    """A reason stored as English only, in the app's language (phrase by phrase)."""
     if current_language() != "zh" or not reason:
         return reason
     text = _SCORES.sub(

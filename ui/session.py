@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QEvent, QEventLoop, QTimer
@@ -16,6 +16,11 @@ from .passphrase import PassphrasePrompt
 from .window import MainWindow
 from .workers import Runner
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from app import Engine
+
 SCREENSHOT_TIMEOUT_MS = 30000
 
 
@@ -23,7 +28,11 @@ class Session:
     """Owns what the app opened; `close()` waits for workers and closes the engine."""
 
     def __init__(
-        self, engine: Any, page: str = "dashboard", tray: bool = True, prompts: bool | None = None
+        self,
+        engine: Engine,
+        page: str = "dashboard",
+        tray: bool = True,
+        prompts: bool | None = None,
     ) -> None:
         self.engine = engine
         self.runner = Runner()
@@ -32,8 +41,7 @@ class Session:
         prompts = tray if prompts is None else prompts
         self.window = MainWindow(self.ctx, page=page, tray=tray, prompts=prompts)
         self.passphrase = PassphrasePrompt(self.window)
-        if callable(getattr(engine, "use_passphrase_prompt", None)):
-            engine.use_passphrase_prompt(self.passphrase.provider if prompts else None)
+        engine.use_passphrase_prompt(self.passphrase.provider if prompts else None)
 
     def wait_loaded(self, timeout_ms: int = SCREENSHOT_TIMEOUT_MS) -> bool:
         """Run the event loop until the current page has loaded and no job is running."""
@@ -73,11 +81,14 @@ class Session:
         self.window.show()
         if not self.wait_loaded():
             return False
-        widget: Any = self.window
+        widget: QWidget = self.window
         if review:
-            widget = getattr(self.window.current_page(), "review", None)
-            if widget is None:
+            from .pages.conflicts import ConflictsPage
+
+            page = self.window.current_page()
+            if not isinstance(page, ConflictsPage) or page.review is None:
                 return False
+            widget = page.review
             widget.resize(width, height)
             QApplication.processEvents()
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,8 +14,14 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app import Engine
+    from app.host.lock import HomeLock
+    from app.host.server import Host
 
 # (what, wall clock) along the start-up, printed by --quit-when-drawn for the bench.
 MARKS: list[tuple[str, float]] = []
@@ -25,7 +31,7 @@ def mark(what: str) -> None:
     MARKS.append((what, time.time()))
 
 
-def open_engine(home: Path | None, own: bool) -> tuple[Any, Any]:
+def open_engine(home: Path | None, own: bool) -> tuple[Engine, HomeLock | None]:
     """(engine, lock): the home opened as its owner (`own`, creating it if needed), or
     plainly (screenshots: no lock, nothing served)."""
     from app import Engine
@@ -44,7 +50,7 @@ class EngineOpener(threading.Thread):
         super().__init__(name="tapemind-open", daemon=True)
         self.home = home
         self.own = own
-        self._value: tuple[Any, Any] | None = None
+        self._value: tuple[Engine, HomeLock | None] | None = None
         self._error: BaseException | None = None
 
     def run(self) -> None:
@@ -54,7 +60,7 @@ class EngineOpener(threading.Thread):
         except BaseException as exc:  # handed to the GUI thread by result()
             self._error = exc
 
-    def result(self) -> tuple[Any, Any]:
+    def result(self) -> tuple[Engine, HomeLock | None]:
         self.join()
         if self._error is not None:
             raise self._error
@@ -69,13 +75,16 @@ class HostStarter(threading.Thread):
     the lock; if the host never started, it releases the lock itself.
     """
 
-    def __init__(self, engine: Any, lock: Any, port: int | None = None) -> None:
+    def __init__(self, engine: Engine, lock: HomeLock, port: int | None = None) -> None:
         super().__init__(name="tapemind-host", daemon=True)
         self.engine = engine
         self.lock = lock
         self.port = port
-        self.host: Any = None
+        self.host: Host | None = None
         self.error: BaseException | None = None
+        self.wanted: int | None = None  # the port agents were configured with, when taken
+        # Called on this thread once serving: (url, the port wanted when it was taken).
+        self.on_served: Callable[[str, int | None], None] | None = None
         self._stopping = threading.Event()
         self._begun = False
 
@@ -88,18 +97,29 @@ class HostStarter(threading.Thread):
     def run(self) -> None:
         try:
             from app.host import make_host
-            from app.host.snippets import DEFAULT_PORT
+            from app.host.served import ports_to_try
 
             if self._stopping.is_set():
                 return
-            try:
-                # The port the agents' MCP configurations name; another host on
-                # this machine may hold it, then any free port (the lock names it).
-                host = make_host(self.engine, self.lock, port=self.port or DEFAULT_PORT)
-            except OSError:
+            # The port the agents' MCP configurations name, then the one this home was
+            # served on last time; another program may hold both, then any free port
+            # (remembered for next time, and named by every configuration shown).
+            ports = [self.port] if self.port else ports_to_try(self.engine.home)
+            host = None
+            for port in ports:
+                try:
+                    host = make_host(self.engine, self.lock, port=port)
+                    break
+                except OSError:
+                    continue
+            if host is None:
                 host = make_host(self.engine, self.lock, port=0)
             host.start()
+            if host.port not in ports:
+                self.wanted = ports[0]
             self.host = host
+            if self.on_served is not None:
+                self.on_served(host.url, self.wanted)
         except BaseException as exc:  # the app keeps working for its owner
             self.error = exc
             print(f"tapemind-desktop: the home is not served to agents: {exc}", file=sys.stderr)

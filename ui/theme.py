@@ -97,6 +97,9 @@ _LIGHT = {
     "card": "#ffffff",
     "sidebar": "#eceff3",
     "link": "#2f6fed",
+    "warn": "#b45309",
+    "warn_border": "#f1b77c",
+    "warn_bg": "#fff8ee",
 }
 _DARK = {
     "window": "#1e2127",
@@ -111,6 +114,9 @@ _DARK = {
     "card": "#262a31",
     "sidebar": "#191c21",
     "link": "#7aa9ff",
+    "warn": "#f0a35e",
+    "warn_border": "#8a5a2b",
+    "warn_bg": "#2f2a24",
 }
 
 
@@ -166,8 +172,14 @@ QTreeWidget::item {{ padding: 3px 2px; }}
 QListWidget#sidebar::item {{ padding: 8px 12px; }}
 QFrame#card {{ background: {card}; border: 1px solid {border}; border-radius: 10px; }}
 QFrame#card:hover {{ border: 1px solid {highlight}; }}
+QFrame#card[alert="true"] {{ background: {warn_bg}; border: 1px solid {warn_border}; }}
+QFrame#card[alert="true"]:hover {{ border: 1px solid {highlight}; }}
+QLabel#cardValue[alert="true"] {{ color: {warn}; }}
+QLabel#notice {{
+    background: {warn_bg}; border: 1px solid {warn_border}; border-radius: 6px; padding: 6px 10px;
+}}
 QLabel#cardTitle {{ color: {muted}; font-size: 9.5pt; }}
-QLabel#cardValue {{ font-size: 22pt; font-weight: 600; }}
+QLabel#cardValue {{ font-size: 20pt; font-weight: 600; }}
 QLabel#cardNote {{ color: {muted}; font-size: 9pt; }}
 QLabel#pageTitle {{ font-size: 16pt; font-weight: 600; }}
 QLabel#muted {{ color: {muted}; }}

@@ -9,7 +9,7 @@ and closing the window quits.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
@@ -17,23 +17,23 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 from .i18n import tr
 from .icons import app_icon
 
+if TYPE_CHECKING:
+    from app import Engine
 
-def count_pending(engine: Any) -> tuple[int | None, int | None]:
-    """(pending secret requests, open conflicts); None where the engine lacks the feature."""
-    requests = conflicts = None
-    if callable(getattr(engine, "access_requests", None)):
-        requests = len(engine.access_requests(status="pending"))
-    if callable(getattr(engine, "conflicts", None)):
-        conflicts = len(engine.conflicts(None, status="open", limit=10_000))
-    return requests, conflicts
+    from .context import AppContext
+
+
+def count_pending(engine: Engine) -> tuple[int, int]:
+    """(pending secret requests, open conflicts), counted without reading them."""
+    return engine.count_access_requests("pending"), engine.count_conflicts(None, "open")
 
 
 class Tray(QSystemTrayIcon):
-    def __init__(self, ctx: Any, window: QWidget) -> None:
+    def __init__(self, ctx: AppContext, window: QWidget) -> None:
         super().__init__(app_icon(), window)
         self.ctx = ctx
         self.window = window
-        self.counts: tuple[int | None, int | None] = (None, None)
+        self.counts: tuple[int | None, int | None] = (None, None)  # None: not counted yet
         self.told_still_running = False
         self.menu = QMenu()
         self.open_action = QAction(self.menu)
@@ -64,7 +64,7 @@ class Tray(QSystemTrayIcon):
     def refresh(self, *_: object) -> None:
         self.ctx.runner.read(count_pending, self.ctx.engine, on_result=self._show)
 
-    def _show(self, counts: tuple[int | None, int | None]) -> None:
+    def _show(self, counts: tuple[int, int]) -> None:
         before = self.counts[0] or 0
         self.counts = counts
         self.retranslate()

@@ -20,12 +20,13 @@ class Card(QFrame):
         super().__init__(parent)
         self.setObjectName("card")
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setMinimumSize(190, 112)
+        self.setMinimumSize(140, 92)  # five across at 1024 wide
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(16, 12, 16, 12)
+        lay.setContentsMargins(14, 9, 14, 9)
         lay.setSpacing(2)
         self.title = QLabel(title)
         self.title.setObjectName("cardTitle")
+        self.title.setWordWrap(True)  # a long title takes a second line, never clipped
         self.value = QLabel("…")
         self.value.setObjectName("cardValue")
         app = QApplication.instance()
@@ -45,12 +46,15 @@ class Card(QFrame):
     def show_value(self, value: object, note: str = "") -> None:
         self.value.setText(str(value))
         self.note.setText(note)
-        self.setToolTip("")
 
-    def show_unavailable(self) -> None:
-        self.value.setText("—")
-        self.note.setText(tr("Not available in this version"))
-        self.setToolTip(tr("This engine does not report it yet."))
+    def set_alert(self, on: bool) -> None:
+        """Mark the card as wanting a look (a health figure that is not zero)."""
+        if bool(self.property("alert")) == on:
+            return
+        for widget in (self, self.value):
+            widget.setProperty("alert", on)
+            widget.style().unpolish(widget)  # a dynamic property restyles only when re-polished
+            widget.style().polish(widget)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -77,16 +81,6 @@ class EmptyState(QWidget):
         lay.addStretch(2)
 
 
-def unavailable(feature: str) -> EmptyState:
-    """The empty state of a page whose engine feature has not landed yet."""
-    return EmptyState(
-        tr("Not available in this version"),
-        tr("This version of the Tapemind engine does not offer {feature} yet.").format(
-            feature=feature
-        ),
-    )
-
-
 def title_label(text: str) -> QLabel:
     label = QLabel(text)
     label.setObjectName("pageTitle")
@@ -106,6 +100,12 @@ def fmt_time(value: datetime | None) -> str:
         return tr("never")
     t = value.astimezone()
     return f"{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}"
+
+
+def fmt_date(value: datetime) -> str:
+    """The local date, 2026-11-30 (a table's column: the time is in its tooltip)."""
+    t = value.astimezone()
+    return f"{t.year:04d}-{t.month:02d}-{t.day:02d}"
 
 
 def fmt_age(seconds: float | None) -> str:

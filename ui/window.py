@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
@@ -88,7 +89,17 @@ class MainWindow(QMainWindow):
         self._prebuild.timeout.connect(self._prebuild_next)
         self._build(page)
         ctx.nav.page_requested.connect(self.open_page)
+        ctx.nav.notice.connect(self._show_notice)
+        self.waiting_count = 0
         ctx.runner.failed.connect(self._show_error)
+        # How many secret requests wait, beside the status bar's messages (a click opens
+        # the Vault page, where they are answered).
+        self.waiting = QLabel("")
+        self.waiting.setObjectName("waitingRequests")
+        self.waiting.setTextFormat(Qt.TextFormat.RichText)
+        self.waiting.linkActivated.connect(lambda _href: self.open_page("vault", {}))
+        self.waiting.hide()
+        self.statusBar().addPermanentWidget(self.waiting)
         self.tray = Tray(ctx, self) if tray and Tray.available() else None
         app = QApplication.instance()
         if self.tray is not None and isinstance(app, QApplication):
@@ -96,6 +107,8 @@ class MainWindow(QMainWindow):
             app.setQuitOnLastWindowClosed(False)
         # Approval prompts pop up on their own; screenshots and most tests go without.
         self.approvals = ApprovalWatcher(ctx, self) if prompts else None
+        if self.approvals is not None:
+            self.approvals.waiting.connect(self._show_waiting)
         # Their first look at the engine waits for the first page's data: the
         # first paint does not share the workers with them.
         first = self.current_page()
@@ -113,6 +126,9 @@ class MainWindow(QMainWindow):
     # -- building ---------------------------------------------------------------
 
     def _build(self, page: str) -> None:
+        # The platform appends the application's display name to a window title that
+        # differs from it ("Tapemind 记忆磁带 — Tapemind"): the two are the same words.
+        QApplication.setApplicationDisplayName(tr("Tapemind"))
         self.setWindowTitle(tr("Tapemind"))
         central = QWidget()
         lay = QHBoxLayout(central)
@@ -236,6 +252,7 @@ class MainWindow(QMainWindow):
         self._prebuild.start()
         if self.tray is not None:
             self.tray.retranslate()
+        self._show_waiting(self.waiting_count)
         self.language_changed.emit(i18n.current_language())
 
     def set_theme(self, scheme: str) -> None:
@@ -247,9 +264,29 @@ class MainWindow(QMainWindow):
         name = next((n for n, p in self.pages.items() if p is current), "dashboard")
         self._build(name)  # plots take their colours at build
         self._prebuild.start()
+        self._show_waiting(self.waiting_count)
 
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
+
+    def _show_notice(self, message: str) -> None:
+        self.statusBar().showMessage(message, 20000)
+
+    def _show_waiting(self, n: int) -> None:
+        self.waiting_count = n
+        if not n:
+            self.waiting.hide()
+            return
+        said = (
+            tr("{n} secret requests wait for your answer")
+            if n > 1
+            else tr("A secret request waits for your answer")
+        )
+        link = theme.colors(theme.current_scheme())["link"]
+        self.waiting.setText(
+            f"{said.format(n=n)} · <a href='vault' style='color:{link}'>{tr('Answer…')}</a>"
+        )
+        self.waiting.show()
 
     def dispose(self) -> None:
         """Release the pages' resources before the window is destroyed."""

@@ -15,7 +15,8 @@ from app.db import FTS_TABLES, AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow,
 from app.errors import InvalidInput
 from app.events import record
 from app.limits import MAX_BUDGET as MAX_RECALL_BUDGET
-from app.models import PERMISSION_MODES, Agent, AgentSettings
+from app.limits import MAX_SECRET_ECHOES
+from app.models import ARBITERS, PERMISSION_MODES, Agent, AgentSettings, AgentStats
 from app.runtime import Runtime, agent_row
 
 _NAME = re.compile(r"^[\w][\w.\-]{0,63}$", re.UNICODE)
@@ -47,7 +48,7 @@ def validate_settings(settings: AgentSettings) -> None:
             f"not {settings.permission_mode!r}."
         )
     # -- lifecycle settings --
-    if settings.arbiter not in ("offline", "llm"):
+    if settings.arbiter not in ARBITERS:
         raise InvalidInput(f"arbiter must be 'offline' or 'llm', not {settings.arbiter!r}.")
     if settings.llm is not None and "@" not in settings.llm:
         raise InvalidInput(
@@ -58,6 +59,8 @@ def validate_settings(settings: AgentSettings) -> None:
         raise InvalidInput("arbiter 'llm' needs the llm setting: 'model@base_url'.")
     if not 0.0 < settings.archive_below < 1.0:
         raise InvalidInput("archive_below must be a strength between 0 and 1 (e.g. 0.1).")
+    if not isinstance(settings.redact_credentials, bool):
+        raise InvalidInput("redact_credentials must be true or false.")
     if settings.archive_idle_days < 0:
         raise InvalidInput("archive_idle_days must be zero or a positive number of days.")
 
@@ -90,8 +93,10 @@ def get(rt: Runtime, name: str) -> Agent:
         return to_agent(agent_row(s, name))
 
 
-def stats(rt: Runtime, name: str) -> dict[str, Any]:
-    """Counts shown by `agent show`: tape entries, memories by status."""
+def stats(rt: Runtime, name: str) -> AgentStats:
+    """Counts shown by `agent show` and the app: tape entries, threads, memories by status,
+    and how many of its writes held values of the vault it was not given
+    (`app.vault.echoes`)."""
     with rt.read() as s:
         row = agent_row(s, name)
         entries = s.exec(
@@ -109,7 +114,13 @@ def stats(rt: Runtime, name: str) -> dict[str, Any]:
                 TapeEntryRow.agent_id == row.id
             )
         ).one()
-        return {"tape_entries": entries, "threads": threads, "memories": by_status}
+        return AgentStats(
+            tape_entries=int(entries),
+            threads=int(threads),
+            memories={str(k): int(v) for k, v in by_status.items()},
+            secret_echoes=int(row.secret_echoes),
+            writes_blocked=row.secret_echoes >= MAX_SECRET_ECHOES,
+        )
 
 
 def update_settings(rt: Runtime, name: str, **changes: Any) -> Agent:

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import logging
 import os
 import secrets
 import tempfile
@@ -24,9 +25,11 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from app.db import AgentRow
+from app.db import AgentRow, keep_private
 from app.events import record
 from app.runtime import Runtime, agent_row
+
+log = logging.getLogger(__name__)
 
 TOKENS_FILE = "agent-tokens.json"
 PREFIX = "tm_"
@@ -50,6 +53,13 @@ def _tokens_path(rt: Runtime) -> Path:
 
 
 def _read_file(path: Path) -> dict[str, str]:
+    if keep_private(path):
+        log.warning(
+            "%s could be read by other users of this machine; it is private (0600) now. "
+            "Rotate the agents' tokens (tapemind agent token NAME --rotate) if others "
+            "could have read it.",
+            path,
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from app import PERMISSION_MODES, AgentSettings
+from app import PERMISSION_MODES, AgentSettings, AgentStats
 from app.cli.base import State, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
 
@@ -75,8 +75,8 @@ def list_(state: State) -> None:
         rows.append(
             [
                 a.name,
-                stats["tape_entries"],
-                stats["memories"].get("active", 0),
+                stats.tape_entries,
+                stats.active,
                 a.settings.permission_mode,
                 short_time(a.created_at),
             ]
@@ -97,22 +97,41 @@ def show(state: State, name: str) -> None:
         emit_json({"agent": a, "stats": stats})
         return
     s = a.settings
-    by_status = ", ".join(f"{k} {v}" for k, v in sorted(stats["memories"].items())) or "none"
+    by_status = ", ".join(f"{k} {v}" for k, v in sorted(stats.memories.items())) or "none"
     fields(
         [
             ("Agent", a.name),
             ("Id", a.id),
             ("Created", short_time(a.created_at)),
-            ("Tape entries", stats["tape_entries"]),
-            ("Threads", stats["threads"]),
+            ("Tape entries", stats.tape_entries),
+            ("Threads", stats.threads),
             ("Memories", by_status),
             ("Half-life", f"{s.half_life_days:g} days"),
             ("Recall budget", f"{s.recall_budget} tokens"),
             ("Secret mode", s.permission_mode),
             ("Embedder", s.embedder or "home default"),
             ("Arbiter", s.arbiter),
+            ("Credentials on tape", "redacted" if s.redact_credentials else "kept"),
+            ("Vault values written", _echoes(stats)),
         ]
     )
+
+
+@agent.command("unblock")
+@click.argument("name")
+@json_option
+@pass_state
+def unblock(state: State, name: str) -> None:
+    """Let agent NAME write again after writing values of the vault it was not given.
+
+    Such writes are refused and counted; after a few, every write of the agent is
+    refused until you check what it reads and writes, and unblock it here.
+    """
+    echoes = state.engine().unblock_agent(name)
+    if state.as_json:
+        emit_json({"agent": name, "secret_echoes": echoes})
+    else:
+        click.echo(f"{name} may write again (it had written vault values {echoes} times).")
 
 
 @agent.command("rm")
@@ -125,15 +144,13 @@ def rm(state: State, name: str, yes: bool) -> None:
     engine = state.engine()
     stats = engine.agent_stats(name)
     # Not `ask_first`: removing a whole agent asks scripts too (they pass --yes).
-    if not yes:
-        total = sum(stats["memories"].values())
-        if not click.confirm(
-            f"Remove agent {name} with {stats['tape_entries']} tape entries and "
-            f"{total} memories? This cannot be undone",
-            default=False,
-            err=True,
-        ):
-            raise click.exceptions.Exit(1)
+    if not yes and not click.confirm(
+        f"Remove agent {name} with {stats.tape_entries} tape entries and "
+        f"{stats.total} memories? This cannot be undone",
+        default=False,
+        err=True,
+    ):
+        raise click.exceptions.Exit(1)
     removed = engine.remove_agent(name)
     if state.as_json:
         emit_json({"removed": name, **removed})
@@ -142,6 +159,13 @@ def rm(state: State, name: str, yes: bool) -> None:
             f"Removed agent {name} ({removed['tape_entries']} tape entries, "
             f"{removed['memories']} memories)."
         )
+
+
+def _echoes(stats: AgentStats) -> str:
+    count = stats.secret_echoes
+    if stats.writes_blocked:
+        return f"{count}: writes refused (tapemind agent unblock NAME)"
+    return str(count)
 
 
 def register(cli: click.Group) -> None:

@@ -3,6 +3,8 @@ a destructive act, and failed writes reported as errors."""
 
 from __future__ import annotations
 
+import getpass
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from app import Engine, InvalidInput, TapemindError
+from app import PASSPHRASE_ENV, Engine, InvalidInput, TapemindError, VaultStillLocked
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,14 +27,21 @@ class State:
         self._engine: Engine | None = None
         self._opened: Any = None
 
-    def engine(self, *, create: bool = False) -> Engine:
+    def engine(self, *, create: bool = False, vault: str | None = None) -> Engine:
         """The home's engine: the running host's (same methods, run there), or our
-        own under the home lock when no host runs."""
+        own under the home lock when no host runs. Our own asks for the vault
+        passphrase at the terminal when it needs one. `vault` ("text": the command
+        writes text, checked for secret values first; "secret": it reads a secret)
+        unlocks the vault now, or says what to do when it cannot be unlocked here."""
         if self._engine is None:
             from app.host.connect import open_home
 
             self._opened = open_home(self.home, create=create)
             self._engine = self._opened.engine
+            if not self._opened.remote:  # a host has the vault open already
+                self._engine.use_passphrase_prompt(ask_passphrase)
+        if vault is not None and not self._opened.remote:
+            unlock(self._engine, vault)
         return self._engine
 
     def close(self) -> None:
@@ -64,6 +73,60 @@ def settle_index(engine: Engine) -> None:
         # What was written is kept and full-text search finds it; say why meaning cannot.
         what = exc.message if isinstance(exc, TapemindError) else str(exc)
         click.echo(f"Not embedded yet ({what}); `tapemind index run` retries.", err=True)
+
+
+# What each kind of command needs the vault for, said when it cannot be unlocked here.
+_NEEDS = {
+    "text": "The vault holds secrets, so text is checked for their values before it is "
+    "stored, and the vault is locked in this process: nothing was written.",
+    "secret": "Reading a secret needs the vault key, and the vault is locked in this process: "
+    "nothing was asked.",
+}
+_TYPED: dict[str, str] = {}  # the passphrase typed once, for the rest of this command
+
+
+def has_terminal() -> bool:
+    """A person is at a terminal this process can ask (stdin may be a pipe: `printf … |
+    tapemind vault set NAME` still asks the passphrase on the terminal)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR)
+    except OSError:
+        return sys.stdin is not None and sys.stdin.isatty()
+    os.close(fd)
+    return True
+
+
+def ask_passphrase(purpose: str) -> str | None:
+    """The vault passphrase, asked on the terminal (None without one: the error then
+    says what to do). Asked once per command."""
+    if purpose in _TYPED:
+        return _TYPED[purpose]
+    if not has_terminal():
+        return None
+    if purpose == "create":
+        click.echo(
+            "No OS keyring here: the vault key will be protected by a passphrase "
+            f"(or set {PASSPHRASE_ENV}).",
+            err=True,
+        )
+    value = getpass.getpass("Vault passphrase: ")
+    if purpose == "create" and getpass.getpass("Repeat the passphrase: ") != value:
+        raise InvalidInput("The two passphrases differ; nothing was written. Try again.")
+    _TYPED[purpose] = value
+    return value
+
+
+def unlock(engine: Engine, need: str) -> None:
+    """Unlock the vault for a command that `need`s it ("text" or "secret"); a clear
+    error (exit 6) where it cannot be unlocked here."""
+    try:
+        engine.unlock_vault()
+    except VaultStillLocked:
+        raise VaultStillLocked(
+            f"{_NEEDS[need]} Set {PASSPHRASE_ENV} to the vault passphrase, run the command "
+            "at a terminal to be asked for it, or run it while `tapemind serve` or the "
+            "desktop app serves this home (they hold the vault open)."
+        ) from None
 
 
 def json_option(fn: F) -> F:

@@ -9,7 +9,7 @@ import click
 
 from app import PASSPHRASE_ENV, Engine, InvalidInput
 from app.cli.base import State, home_path, json_option, pass_state
-from app.cli.output import emit_json, short_time, table
+from app.cli.output import emit_json, fields, short_time, table
 
 
 @click.command()
@@ -148,15 +148,53 @@ def _seed_and_show(state: State, path: Path) -> None:
             rows.append(
                 [
                     a.name,
-                    stats["threads"],
-                    stats["tape_entries"],
-                    stats["memories"].get("active", 0),
+                    stats.threads,
+                    stats.tape_entries,
+                    stats.active,
                 ]
             )
         click.echo()
         table(["AGENT", "THREADS", "TAPE", "MEMORIES"], rows)
 
 
+@click.command()
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Rebuild damaged indexes and full-text tables from the rows (never the rows).",
+)
+@json_option
+@pass_state
+def doctor(state: State, repair: bool) -> None:
+    """Check the home's database from end to end (SQLite's integrity check, every index
+    against its table, foreign keys). Exit status 5 when it is damaged.
+
+    Every command already refuses a database that is empty, truncated or damaged (a
+    quick check at open), so nothing more is written into it; this says what is damaged
+    and what to do. The vector index has its own check: `tapemind index check`.
+    """
+    from app import doctor as check
+
+    report = check(state.home, repair=repair)
+    if state.as_json:
+        from app import to_json
+
+        emit_json(to_json(report))
+    else:
+        fields(
+            [
+                ("database", f"{report.database} ({report.size_bytes:,} bytes)"),
+                ("whole", "yes" if report.whole else "no"),
+                *[("problem", p) for p in report.problems[:20]],
+                *[("rebuilt", r) for r in report.repaired],
+                ("checked in", f"{report.seconds:.2f} s"),
+                ("advice", report.advice),
+            ]
+        )
+    if not report.whole:
+        raise click.exceptions.Exit(5)
+
+
 def register(cli: click.Group) -> None:
-    for command in (init, audit, export_, import_, demo):
+    for command in (init, audit, export_, import_, demo, doctor):
         cli.add_command(command)

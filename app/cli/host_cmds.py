@@ -132,13 +132,9 @@ def _stdin_is_terminal() -> bool:
 
 
 def _mcp_url(state: State) -> str:
-    from app.host.lock import read_holder
+    from app.host.served import mcp_url
 
-    holder = read_holder(home_path(state)) or {}
-    # An agent's stdio server that owns the home serves it on a passing port: a client
-    # configured with that URL would break when it exits. Hosts keep theirs.
-    base = holder.get("url") if holder.get("role") != "mcp" else None
-    return f"{base or f'http://127.0.0.1:{DEFAULT_PORT}'}/mcp"
+    return mcp_url(home_path(state))
 
 
 @click.command("token")

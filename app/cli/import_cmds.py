@@ -46,7 +46,7 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
       jsonl        your own file: one JSON object per line, {"thread", "role",
                    "text"} and optionally "turn", "kind", "time", "id", "meta"
     """
-    engine = state.engine()
+    engine = state.engine(vault="text")
     # An unknown agent is reported before anything is written, and before a big history
     # is read (minutes for years of sessions) only to be refused.
     engine.agent(agent)

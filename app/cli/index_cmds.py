@@ -22,6 +22,12 @@ def _age(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def _healed(healed: Any) -> str:
+    if not healed:
+        return "-"
+    return f"{healed.get('at', '-')}: rebuilt from the database ({healed.get('because')})"
+
+
 def _print_status(st: Any) -> None:
     rebuilding = "-"
     if st.rebuilding is not None:
@@ -43,6 +49,8 @@ def _print_status(st: Any) -> None:
                 f"tape {st.unembedded['tape']}), oldest {_age(st.oldest_unembedded_age_s)}",
             ),
             ("rebuilding", rebuilding),
+            ("stalled", st.stalled.message("en") if st.stalled is not None else "no"),
+            ("last healed", _healed(st.healed)),
             (
                 "last run",
                 f"{last.get('at', '-')}: {last.get('embedded', 0)} embedded, "
@@ -75,6 +83,67 @@ def status(state: State) -> None:
         emit_json(st)
     else:
         _print_status(st)
+
+
+def _kind_line(k: Any) -> str:
+    finds = f"{k.checked - k.unfindable} of {k.checked} searched found by their own vector" + (
+        f" ({k.unfindable} only by the exact pass, {k.uncovered} not covered)"
+        if k.unfindable
+        else ""
+    )
+    return (
+        f"{k.vectors} vectors for {k.ledger} rows ({k.without_vector} without vector, "
+        f"{k.without_ledger} without row); {finds}; {k.drifted} drifted"
+    )
+
+
+@index_group.command("check")
+@click.option(
+    "--repair", is_flag=True, help="Fix what the check finds (a damaged index is rebuilt)."
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1),
+    help="Search for this many rows per kind by their own vector (default: every row).",
+)
+@json_option
+@pass_state
+def check(state: State, repair: bool, sample: int | None) -> None:
+    """Check the vector index against the database: every row has its vector and the
+    other way round, model and dimension match, each row finds itself by its own vector,
+    the index is there and readable. Exit status 1 when something needs repair.
+
+    With --repair, vectors without a row go, rows without a vector are queued again,
+    rows the approximate search misses are covered by an exact pass, and a missing or
+    damaged index is rebuilt from the database (the indexer embeds it again).
+    """
+    report = state.engine().check_index(sample=sample, repair=repair)
+    if state.as_json:
+        from app import to_json
+
+        emit_json({**to_json(report), "clean": report.clean})
+    else:
+        rows = [
+            ("model", f"{report.model} (dimension {report.dim})"),
+            (
+                "index",
+                report.path if report.problem is None else f"{report.problem}: {report.detail}",
+            ),
+        ]
+        rows += [(f"{kind}", _kind_line(k)) for kind, k in report.kinds.items()]
+        rows.append(("not queued", f"{report.unqueued} live rows neither indexed nor queued"))
+        if repair:
+            done = ", ".join(f"{v} {k}" for k, v in report.repaired.items()) or "nothing"
+            rows.append(("repaired", done))
+        rows.append(
+            (
+                "result",
+                "clean" if report.clean else "needs repair: run `tapemind index check --repair`",
+            )
+        )
+        fields(rows)
+    if not report.clean:
+        raise click.exceptions.Exit(1)
 
 
 RATE_FROM_ROWS = 500

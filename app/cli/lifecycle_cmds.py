@@ -87,7 +87,9 @@ def conflicts_list(state: State, agent: str | None, status: str, limit: int) -> 
 @pass_state
 def conflicts_resolve(state: State, conflict_id: int, keep: str, body: str | None) -> None:
     """Settle conflict CONFLICT_ID (audited; statuses and lineage follow)."""
-    c = state.engine().resolve_conflict(conflict_id, keep, body)
+    c = state.engine(vault="text" if keep == "merge" else None).resolve_conflict(
+        conflict_id, keep, body
+    )
     if state.as_json:
         emit_json(c)
         return
@@ -172,21 +174,29 @@ def archive() -> None:
 
 
 @archive.command("list")
-@click.option("--agent", required=True)
+@click.option("--agent", help="Only this agent's memories (default: every agent's).")
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @json_option
 @pass_state
-def archive_list(state: State, agent: str, limit: int, offset: int) -> None:
-    """An agent's archived memories, most recently archived first."""
-    items = state.engine().archived(agent, limit, offset)
+def archive_list(state: State, agent: str | None, limit: int, offset: int) -> None:
+    """Archived memories, most recently archived first."""
+    engine = state.engine()
+    names = [agent] if agent is not None else [a.name for a in engine.agents()]
+    # Each agent's first offset+limit, merged: the page of the whole list.
+    found = [m for name in names for m in engine.archived(name, offset + limit, 0)]
+    found.sort(key=lambda m: (m.archived_at or m.updated_at, m.id), reverse=True)
+    items = found[offset : offset + limit]
     if state.as_json:
         emit_json(items)
         return
+    if not items:
+        click.echo("Nothing archived." if offset == 0 else "No more archived memories.")
+        return
     table(
-        ["ID", "CATEGORY", "IMP", "STRENGTH", "ARCHIVED", "LAST RECALLED", "TEXT"],
+        ["ID", "AGENT", "CATEGORY", "IMP", "STRENGTH", "ARCHIVED", "LAST RECALLED", "TEXT"],
         [
-            [m.id, m.category, f"{m.importance:.2f}", f"{m.strength or 0:.2f}",
+            [m.id, m.agent, m.category, f"{m.importance:.2f}", f"{m.strength or 0:.2f}",
              short_time(m.archived_at), short_time(m.last_recalled_at), m.text]
             for m in items
         ],
@@ -194,7 +204,7 @@ def archive_list(state: State, agent: str, limit: int, offset: int) -> None:
 
 
 @archive.command("fading")
-@click.option("--agent", required=True)
+@click.option("--agent", help="Only this agent's memories (default: every agent's).")
 @click.option(
     "--days",
     type=click.FloatRange(0, 3650),
@@ -204,11 +214,16 @@ def archive_list(state: State, agent: str, limit: int, offset: int) -> None:
 )
 @json_option
 @pass_state
-def archive_fading(state: State, agent: str, days: float) -> None:
+def archive_fading(state: State, agent: str | None, days: float) -> None:
     """Active memories that maintenance archives within --days unless they are recalled,
     used or kept (`tapemind keep ID`); soonest first, with today's strength. DUE is when
     each became or becomes an archive candidate: one already due goes at the next run."""
-    items = state.engine().fading(agent, days)
+    engine = state.engine()
+    names = [agent] if agent is not None else [a.name for a in engine.agents()]
+    items = sorted(
+        (c for name in names for c in engine.fading(name, days)),
+        key=lambda c: (c.fade_at, c.memory_id),
+    )
     if state.as_json:
         emit_json(items)
         return
@@ -269,6 +284,7 @@ def _print_health(h: HealthSnapshot) -> None:
             f"Recalls, {h.recent_days} days",
             f"{h.recalls} ({h.recall_overflows} over the token budget)",
         ),
+        ("Vector index", h.index_note("en") or "keeping up"),
     ]
     fields(pairs)
 
@@ -321,7 +337,7 @@ def health(state: State, agent: str | None, save: bool, history: bool, since: st
 @pass_state
 def distill(state: State, agent: str, max_entries: int | None) -> None:
     """Read the agent's new turns, ask its LLM for memories, confront each one."""
-    report = state.engine().distill(agent, max_entries=max_entries)
+    report = state.engine(vault="text").distill(agent, max_entries=max_entries)
     if state.as_json:
         emit_json(report)
     else:
@@ -372,11 +388,19 @@ def decisions(state: State, agent: str, action: str | None, limit: int) -> None:
 @click.option("--llm", help="OpenAI-compatible model for arbiter/distiller: MODEL@BASE_URL.")
 @click.option("--archive-below", "archive_below", type=float, help="Strength threshold (0.1).")
 @click.option("--archive-idle-days", "archive_idle_days", type=float, help="Idle days (30).")
+@click.option(
+    "--credentials",
+    "redact_credentials",
+    type=click.Choice(["redact", "keep"]),
+    help="Credential-looking text on the tape: redacted as it is written (default), or kept.",
+)
 @json_option
 @pass_state
 def config(state: State, /, name: str, **settings: Any) -> None:
     """Change an agent's settings (only the options given)."""
     changes = {k: v for k, v in settings.items() if v is not None}
+    if "redact_credentials" in changes:
+        changes["redact_credentials"] = changes["redact_credentials"] == "redact"
     engine = state.engine()
     agent = engine.configure_agent(name, **changes) if changes else engine.agent(name)
     if state.as_json:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 from typing import Any
 
 import click
 
-from app import TapemindError
+from app import DiskFull, TapemindError
 from app.cli.base import State
 from app.cli.output import error
 
@@ -35,6 +36,19 @@ class TapemindGroup(click.Group):
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(0)
+        except OSError as exc:
+            # The last net for a full disk the engine did not name (a file a command
+            # writes): the README's exit status 9 and its words, not a traceback.
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            full = DiskFull(
+                f"The disk is full ({exc.filename or exc.strerror}): nothing more was "
+                "written, and everything written before is intact. Free some disk space "
+                "and try again."
+            )
+            state = ctx.find_object(State)
+            error(full.message, full.code, bool(state and state.as_json))
+            ctx.exit(full.exit_code)
 
 
 @click.group(cls=TapemindGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import click
 
 from app import CATEGORIES, STATUSES, MemoryDetail, RememberResult
@@ -12,7 +14,10 @@ from app.cli.output import clip, emit_json, fields, short_time, table, times
 def _print_result(result: RememberResult) -> None:
     m = result.memory
     if result.decision == "duplicate":
-        click.echo(f"duplicate of memory {result.target_id}: {result.reason}")
+        click.echo(
+            f"duplicate of memory {result.target_id}: nothing new was stored; memory "
+            f"{result.target_id} was reinforced instead ({result.reason})."
+        )
     elif m is not None:
         click.echo(f"{result.decision}: memory {m.id} [{m.category}] {clip(m.text, 70)}")
         if result.target_id is not None:
@@ -47,6 +52,12 @@ def _print_result(result: RememberResult) -> None:
 @click.option("--thread", help="Thread the memory belongs to (default: its source's).")
 @click.option("--turn", help="Turn in which it was concluded.")
 @click.option("--user", help="The person it is about.")
+@click.option(
+    "--key",
+    help="A key of yours for this call: a second call with the same key returns the "
+    "first one's result and stores nothing. Without one, the call gets a key of its own, "
+    "so its retry through a host is safe.",
+)
 @click.argument("text")
 @json_option
 @pass_state
@@ -60,10 +71,11 @@ def remember(
     thread: str | None,
     turn: str | None,
     user: str | None,
+    key: str | None,
     text: str,
 ) -> None:
     """Offer TEXT as a durable conclusion: stored, or refused with the reason."""
-    result = state.engine().remember(
+    result = state.engine(vault="text").remember(
         agent,
         text,
         category,
@@ -73,6 +85,7 @@ def remember(
         thread=thread,
         turn=turn,
         user=user,
+        key=key or f"cli:{uuid.uuid4().hex}",
     )
     if state.as_json:
         emit_json(result)
@@ -202,7 +215,7 @@ def list_(
 @pass_state
 def edit(state: State, memory_id: int, text: str) -> None:
     """Owner edit: store TEXT as a new version (the old one is kept)."""
-    m = state.engine().edit_memory(memory_id, text)
+    m = state.engine(vault="text").edit_memory(memory_id, text)
     if state.as_json:
         emit_json(m)
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,12 @@ def tape() -> None:
     metavar="FILE",
     help="Append a batch from a JSON Lines file ('-' for stdin), in one transaction.",
 )
+@click.option(
+    "--key",
+    help="A key of yours for the entry (a batch's lines: source_key), unique on the tape: "
+    "an entry whose key is already there is not stored again. Without one, each entry "
+    "gets a key of this call, so the call's own retry is safe.",
+)
 @json_option
 @pass_state
 def append(
@@ -93,8 +100,10 @@ def append(
     user: str | None,
     body: str | None,
     jsonl: str | None,
+    key: str | None,
 ) -> None:
-    """Append one entry (--text) or a batch (--jsonl); prints the new entry ids."""
+    """Append one entry (--text) or a batch (--jsonl); prints the new entry ids (or, for
+    entries whose key was already on the tape, the ids they got then)."""
     if jsonl is not None:
         if body is not None:
             raise InvalidInput("Give either --text or --jsonl, not both.")
@@ -111,12 +120,46 @@ def append(
         entries = [
             {"thread": thread, "turn": turn, "kind": kind, "role": role, "text": body, "user": user}
         ]
-    result = state.engine().append(agent, entries)
+        if key is not None:
+            entries[0]["source_key"] = key
+    call = f"cli:{uuid.uuid4().hex}"  # through a host, a lost answer is sent again safely
+    for n, e in enumerate(entries):
+        if isinstance(e, dict) and not e.get("source_key"):
+            e["source_key"] = f"{call}:{n}"
+    # The person at the command line is the owner: their text is redacted, never refused.
+    result = state.engine(vault="text").append(agent, entries, actor="owner")
     if state.as_json:
-        emit_json({"ids": result.ids, "skipped": result.skipped})
+        answer: dict[str, Any] = {"ids": result.ids, "skipped": result.skipped}
+        if result.existing:
+            answer["existing"] = result.existing  # the ids the first call with these keys got
+        emit_json(answer)
     else:
-        for entry_id in result.ids:
-            click.echo(entry_id)
+        click.echo(appended(agent, entries, result.ids, result.skipped, result.existing))
+
+
+def appended(
+    agent: str,
+    entries: list[dict[str, Any]],
+    ids: tuple[int, ...],
+    skipped: int,
+    existing: tuple[int, ...] = (),
+) -> str:
+    """What `tape append` did, with the new ids a `--source` cites (for a key already on
+    the tape, the id its entry got then)."""
+    if len(entries) == 1 and existing and not ids:
+        return (
+            f"Entry {existing[0]} is already on the tape of {agent}: it was appended before "
+            "with this key, and nothing new was written."
+        )
+    if len(entries) == 1 and ids:
+        e = entries[0]
+        turn = f", turn {e['turn']}" if e.get("turn") else ""
+        return f"Appended entry {ids[0]} to the tape of {agent} (thread {e['thread']}{turn})."
+    said = ", ".join(str(i) for i in ids) if len(ids) <= 10 else f"{ids[0]}…{ids[-1]}"
+    line = f"Appended {len(ids)} entries to the tape of {agent}" + (f": {said}." if ids else ".")
+    if skipped:
+        line += f" {skipped} already on the tape (same keys, appended before) were skipped."
+    return line
 
 
 @tape.command("show")

@@ -9,40 +9,22 @@ is printed only by `vault show --reveal` (the owner, after a confirmation) and b
 from __future__ import annotations
 
 import sys
+import time
 
 import click
 
-from app import PASSPHRASE_ENV, PERMISSION_MODES, Engine
+from app import PERMISSION_MODES, Engine, HomeBusy, InvalidInput, SecretResult
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import emit_json, fields, short_time, table
 
 EXIT_DENIED = 7  # denied or expired: do not retry without a new reason
 EXIT_PENDING = 8  # waiting for the owner: ask again later, or --wait
+POLL_S = 0.5  # `secret get --wait`: how often it looks for the owner's answer
 
 
 def vault_engine(state: State) -> Engine:
-    """The engine, able to ask for the vault passphrase in a terminal."""
-    engine = state.engine()
-
-    def prompt(purpose: str) -> str | None:
-        if not sys.stdin.isatty():
-            return None  # the error then says to set TAPEMIND_VAULT_PASSPHRASE
-        if purpose == "create":
-            click.echo(
-                "No OS keyring here: the vault key will be protected by a passphrase "
-                f"(or set {PASSPHRASE_ENV}).",
-                err=True,
-            )
-        value: str = click.prompt(
-            "Vault passphrase",
-            hide_input=True,
-            confirmation_prompt=purpose == "create",
-            err=True,
-        )
-        return value
-
-    engine.use_passphrase_prompt(prompt)
-    return engine
+    """The engine, able to ask for the vault passphrase at the terminal."""
+    return state.engine()
 
 
 # -- vault (owner) ---------------------------------------------------------------
@@ -82,6 +64,12 @@ def set_(state: State, name: str, tags: tuple[str, ...]) -> None:
         emit_json(info)
     else:
         click.echo(f"Stored secret {info.name} (key {info.key_id}).")
+        if info.redacted_entries or info.redacted_memories or info.redacted_other:
+            click.echo(
+                f"Its value was already written before: replaced in {info.redacted_entries} "
+                f"tape entries, {info.redacted_memories} memories and {info.redacted_other} "
+                "other records (recall queries, requests, reasons)."
+            )
 
 
 @vault.command("list")
@@ -230,9 +218,13 @@ def get(state: State, name: str, agent: str, reason: str, wait: float, session: 
 
     Exit status: 0 allowed, 7 denied or expired, 8 still pending.
     """
-    result = vault_engine(state).request_secret(
-        agent, name, reason, wait_seconds=wait, session=session
+    if wait < 0:
+        raise InvalidInput("--wait must be 0 or more seconds.")
+    result = state.engine(vault="secret").request_secret(
+        agent, name, reason, wait_seconds=0, session=session
     )
+    if result.status == "pending" and wait > 0 and result.request_id is not None:
+        result = _wait_for_answer(state, agent, result.request_id, wait)
     if state.as_json:
         emit_json(
             {
@@ -248,16 +240,55 @@ def get(state: State, name: str, agent: str, reason: str, wait: float, session: 
     elif result.allowed:
         click.echo(result.value)
     else:
-        if result.status == "pending":
-            message = result.reason or f"Request {result.request_id} is waiting for the owner."
-        else:
-            verb = "expired without an answer" if result.status == "expired" else "was denied"
-            message = f"Request {result.request_id} for {name} {verb}" + (
-                f": {result.reason}" if result.reason else "."
-            )
-        click.echo(message, err=True)
+        click.echo(_not_allowed(state, name, result), err=True)
     if not result.allowed:
         raise click.exceptions.Exit(EXIT_PENDING if result.status == "pending" else EXIT_DENIED)
+
+
+def _wait_for_answer(state: State, agent: str, request_id: int, wait: float) -> SecretResult:
+    """Wait up to `wait` seconds for the owner's answer, looking every POLL_S seconds, with
+    the home closed in between: another terminal (`tapemind approvals approve`) or the app
+    answers meanwhile, with no host running. No answer in time expires the request."""
+    deadline = time.monotonic() + wait
+    while True:
+        state.close()  # the home is free while we wait
+        left = deadline - time.monotonic()
+        time.sleep(max(0.0, min(POLL_S, left)))
+        over = time.monotonic() >= deadline
+        try:
+            engine = state.engine()
+        except HomeBusy:
+            if not over:  # the other terminal has the home for a moment: look again later
+                continue
+            raise
+        result = engine.collect_secret(agent, request_id, waited=wait if over else None)
+        if result.status != "pending" or over:
+            return result
+
+
+def _not_allowed(state: State, name: str, result: SecretResult) -> str:
+    """What `secret get` says when it prints no value, in the CLI's words (the engine's
+    reason is written for agents, who call `request_secret` with `wait_seconds`)."""
+    rid = result.request_id
+    if result.status == "pending":
+        return (
+            f"Request {rid} for {name} is waiting for the owner: `tapemind approvals approve "
+            f"{rid}` (or deny) in another terminal, or the desktop app. Ask again later, or "
+            "with --wait SECONDS to wait for the answer."
+        )
+    why = state.engine().access_request(rid).decision_reason if rid is not None else None
+    if result.status == "expired":
+        return (
+            f"Request {rid} for {name} expired without an answer"
+            + (f" ({why})" if why else "")
+            + ". Ask again with a longer --wait, or --wait 0 to leave it pending and ask later."
+        )
+    return (
+        f"Request {rid} for {name} was denied"
+        + (f": {why}" if why else "")
+        + ". Asking again with the same reason gets the same answer for a day; give a new "
+        "reason to ask the owner again."
+    )
 
 
 def register(cli: click.Group) -> None:

@@ -11,7 +11,7 @@ from app.confront import conflicts, decisions, undo
 from app.confront.arbiter import LLMArbiter, OfflineArbiter
 from app.confront.arbiter.evaluate import Report, evaluate, load_cases
 from app.confront.arbiter.similarity import USESimilarity
-from app.confront.conflicts import Conflict, ConflictSide, count_open, raise_conflict
+from app.confront.conflicts import KEEPS, Conflict, ConflictSide, count_open, raise_conflict
 from app.confront.decisions import (
     ARBITER,
     DecisionRecord,
@@ -22,6 +22,7 @@ from app.confront.offer import remember
 
 __all__ = [
     "ARBITER",
+    "KEEPS",
     "Conflict",
     "ConflictSide",
     "DecisionRecord",

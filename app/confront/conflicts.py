@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import insert, text
 from sqlmodel import Session, col, select
@@ -28,7 +29,8 @@ from app.db import AgentRow, ConflictRow, LineageRow, MemoryRow, dbapi
 from app.errors import InvalidInput, NotFound
 from app.events import record
 from app.models import Memory, TapeEntry
-from app.runtime import AgentLike, Runtime, agent_row
+from app.runtime import AgentLike, Runtime, agent_ref, agent_row
+from app.vault import echoes
 
 KEEPS = ("old", "new", "both", "merge")
 CONFLICT_STATUSES = ("open", "resolved")
@@ -151,6 +153,24 @@ def list_(
         return [to_conflict(s, row, name, now) for row, name in rows]
 
 
+def count(rt: Runtime, agent: str | None = None, status: str | None = "open") -> int:
+    """How many conflicts (`agent` None: every agent's), counted from the index without
+    reading them."""
+    if status is not None and status not in CONFLICT_STATUSES:
+        raise InvalidInput(f"Unknown conflict status {status!r}: use open or resolved.")
+    with rt.read_driver() as tx:
+        where: list[str] = []
+        args: list[Any] = []
+        if agent is not None:
+            where.append("agent_id = ?")
+            args.append(agent_ref(tx, agent).id)
+        if status is not None:
+            where.append("status = ?")
+            args.append(status)
+        sql = "SELECT count(*) FROM conflicts" + (" WHERE " + " AND ".join(where) if where else "")
+        return int(dbapi(tx).execute(sql, args).fetchone()[0])
+
+
 def get(rt: Runtime, conflict_id: int) -> Conflict:
     """One conflict with both sides. Raises NotFound."""
     with rt.read() as s:
@@ -186,7 +206,8 @@ def _merge(
     from app.memory import NewMemory, intake, store_new
     from app.text import memory_hash
 
-    body = intake.check_text(rt.redact(body))
+    assert arow.id is not None
+    body = intake.check_text(echoes.screen(rt, arow.id, arow.name, [body], actor=actor)[0])
     sources: list[int] = []
     for side in sides:
         sources.extend(

@@ -5,12 +5,15 @@
 - `schema`: the SQLModel tables; `migrations`: the numbered schema changes.
 - `fulltext`: the FTS5 tables; `filters`: a search's filters as SQL conditions.
 - `home`: where a home lives and what makes a directory one.
+- `integrity`: the quick check at every open, the full one of `tapemind doctor`; `disk`:
+  a full disk told apart from other failures.
 """
 
-from app.db import fulltext, home
+from app.db import disk, fulltext, home, integrity
 from app.db.filters import Filters, memory_conditions, tape_conditions
 from app.db.fulltext import FTS_TABLES, purge
-from app.db.home import check_openable, db_path, resolve
+from app.db.home import check_openable, db_path, doctor_home, keep_private, resolve
+from app.db.integrity import DoctorReport, doctor
 from app.db.schema import (
     NOT_EXPORTED,
     NOT_EXPORTED_PREFIXES,
@@ -48,6 +51,7 @@ __all__ = [
     "ConflictRow",
     "DecisionRow",
     "DistillStateRow",
+    "DoctorReport",
     "EmbedQueueRow",
     "Filters",
     "GrantRow",
@@ -67,9 +71,14 @@ __all__ = [
     "check_openable",
     "db_path",
     "dbapi",
+    "disk",
+    "doctor",
+    "doctor_home",
     "fulltext",
     "home",
     "id_list",
+    "integrity",
+    "keep_private",
     "memory_conditions",
     "purge",
     "resolve",

@@ -11,10 +11,12 @@ import contextlib
 import os
 import shlex
 import sqlite3
+import stat
 from pathlib import Path
 
 import platformdirs
 
+from app.db import disk, integrity
 from app.errors import HomeError
 
 DB_NAME = "tapemind.db"
@@ -62,28 +64,31 @@ def check_openable(home: Path, *, create: bool) -> None:
         home.chmod(0o700)  # memories and the tape are private to the owner
 
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
 def check_database(db: Path) -> None:
-    """Refuse a `tapemind.db` that is not ours before anything opens it for writing
-    (opening switches a database to WAL mode, which would change a stranger's file)."""
+    """Refuse a `tapemind.db` that is not ours, or is empty, truncated or damaged, before
+    anything opens it for writing (opening switches a database to WAL mode, which would
+    change a stranger's file; a damaged one is never written into: `integrity.py`)."""
     fix = "Point --home or TAPEMIND_HOME at your Tapemind home; nothing was changed."
     if not db.is_file():
         raise HomeError(f"{db} is not a database file. {fix}")
     try:
-        with db.open("rb") as handle:
-            head = handle.read(len(_SQLITE_MAGIC))
+        problem = integrity.header_problem(db)
     except OSError as exc:
         raise HomeError(f"Cannot read {db}: {exc.strerror}. {fix}") from None
-    if not head:
-        return  # an empty file is an empty database: the migrations make it a home
-    if head != _SQLITE_MAGIC:
+    if problem == "empty":
+        raise integrity.refuse_empty(db)
+    if problem == "not SQLite":
         raise HomeError(f"{db} is not a Tapemind database (not SQLite at all). {fix}")
+    if problem is not None:
+        raise integrity.refuse(db, problem)
     conn = sqlite3.connect(db)
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as exc:
+        if disk.is_full(db):
+            raise disk.full(db.parent, doing=disk.CANNOT_READ) from None
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF in integrity.CORRUPT_CODES:
+            raise integrity.refuse(db, str(exc)) from None
         raise HomeError(f"{db} is not a readable Tapemind database ({exc}). {fix}") from None
     finally:
         conn.close()
@@ -91,3 +96,40 @@ def check_database(db: Path) -> None:
         raise HomeError(
             f"{db} is an SQLite database of another program (it has no Tapemind migrations). {fix}"
         )
+    integrity.check_at_open(db)
+
+
+def doctor_home(
+    home: str | os.PathLike[str] | None = None, *, repair: bool = False
+) -> integrity.DoctorReport:
+    """`tapemind doctor`: the full check of the database of the home at `home` (see
+    `resolve`); with `repair`, damaged indexes and full-text tables are rebuilt from the
+    rows. Raises HomeError when there is no database there."""
+    db = db_path(resolve(home))
+    if not db.is_file():
+        raise HomeError(f"No Tapemind database at {db}: nothing to check.")
+    return integrity.doctor(db, repair=repair)
+
+
+def keep_private(path: Path) -> bool:
+    """Check a secret file of the home (agents' tokens, the host's owner token, a vault key
+    wrapped by a passphrase) before trusting it: a plain file of this user that only they
+    can read. A looser mode (a copy restored from a backup, a `chmod -R`) is made 0600 and
+    True returned, so the caller can say the file may have been read. A symbolic link, or
+    a file of another user, is refused (HomeError): someone else could have put it there.
+    POSIX only; elsewhere the home's folder permissions are all there is."""
+    if os.name != "posix":
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+        raise HomeError(
+            f"{path} is not a plain file of this user (a symbolic link, or another user's): "
+            "Tapemind does not read secrets from it. Remove it; Tapemind writes a new one."
+        )
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o600)
+        return True
+    return False

@@ -494,3 +494,40 @@ def m011_insights(conn: Connection) -> None:
         CREATE INDEX insight_evidence_by_memory ON insight_evidence (memory_id)
         """,
     )
+
+
+@migration(13, "access requests: the decision's reason as a code with parameters")
+def m013_request_reason_codes(conn: Connection) -> None:
+    # The reason beside `decision_reason`'s English: a client shows it in the owner's
+    # language from the code, and the English stays what the audit and agents read.
+    _run(
+        conn,
+        """
+        ALTER TABLE access_requests ADD COLUMN reason_code TEXT;
+        ALTER TABLE access_requests ADD COLUMN reason_params TEXT
+        """,
+    )
+
+
+@migration(14, "retries: a remember carries the caller's key, so a retry is not a second one")
+def m014_remember_keys(conn: Connection) -> None:
+    # A host that commits a remember and dies before answering gets the same call again
+    # from the client: with the key, the second call returns what the first did. Only
+    # keyed calls are indexed (the importers' entries already have `source_key`).
+    _run(
+        conn,
+        """
+        ALTER TABLE decisions ADD COLUMN request_key TEXT;
+        CREATE UNIQUE INDEX decisions_by_request_key ON decisions (agent_id, request_key)
+            WHERE request_key IS NOT NULL
+        """,
+    )
+
+
+@migration(15, "agents: writes refused for holding a vault value the agent was not given")
+def m015_secret_echoes(conn: Connection) -> None:
+    # An agent that writes values of the vault it was never given is either leaking them
+    # or guessing; after a few such writes its writes are refused until the owner lets
+    # it write again (app.vault.echoes). The count outlives restarts, so an agent cannot
+    # reset it by starting its stdio server again.
+    _run(conn, "ALTER TABLE agents ADD COLUMN secret_echoes INTEGER NOT NULL DEFAULT 0")

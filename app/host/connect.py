@@ -10,19 +10,24 @@ command holds it, and open the Engine directly.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from app.db import home as homes
+from app.db import keep_private
 from app.engine import Engine
 from app.errors import HomeBusy, HomeError
-from app.host.lock import HomeLock, busy_message, describe, read_holder
+from app.host.lock import OWNER_TOKEN_FILE, HomeLock, busy_message, describe, read_holder
 
 if TYPE_CHECKING:
     from app.host.remote import RemoteEngine
+
+log = logging.getLogger(__name__)
 
 DEFAULT_WAIT_S = 5.0
 
@@ -46,17 +51,28 @@ class OpenHome:
                 self.lock.release()
 
 
+def loopback_url(url: object) -> bool:
+    """Whether `url` is a host's address on this machine (http://127.0.0.1:PORT)."""
+    if not isinstance(url, str):
+        return False
+    parts = urlsplit(url)
+    return parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.port is not None
+
+
 def _through_host(path: Path) -> RemoteEngine | None:
-    # Imported here: the server module pulls in uvicorn and the MCP SDK, which
-    # `own_home` (the desktop app's first paint) and local opens never need.
-    from app.host.remote import RemoteEngine  # httpx: only to go through a running host
-    from app.host.server import OWNER_TOKEN_FILE
+    # Imported here: httpx is only needed to go through a running host.
+    from app.host.remote import RemoteEngine
 
     holder = read_holder(path)
-    if not holder or not holder.get("url"):
+    if not holder or not loopback_url(holder.get("url")):
+        # No host, or a lock note naming somewhere else: the owner token goes nowhere
+        # but to this machine.
         return None
+    token_file = path / OWNER_TOKEN_FILE
+    if keep_private(token_file):
+        log.warning("%s could be read by other users; it is private (0600) now", token_file)
     try:
-        token = (path / OWNER_TOKEN_FILE).read_text(encoding="utf-8").strip()
+        token = token_file.read_text(encoding="utf-8").strip()
         return RemoteEngine(str(holder["url"]), token)
     except (OSError, HomeError):
         return None  # the host is starting or stopping: look again
@@ -81,6 +97,10 @@ def open_home(
             # Not a home (yet): let the Engine say what to do, without leaving a lock file.
             return OpenHome(Engine.open(path, **engine_options), None)
         homes.check_openable(path, create=True)
+    elif not (read_holder(path) or {}).get("url"):
+        # No host to go through: a database that is not ours, empty or damaged is refused
+        # before a lock file is made beside it.
+        homes.check_openable(path, create=False)
     deadline = time.monotonic() + wait_s
     while True:
         lock = HomeLock(path, role)

@@ -53,6 +53,11 @@ class Jobs:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    @property
+    def stopping(self) -> threading.Event:
+        """Set once the jobs are asked to stop: a job that loops checks it."""
+        return self._stop
+
     def add(self, name: str, interval_s: float | None, fn: Callable[[Any], object]) -> None:
         """Run `fn(engine)` now-ish and then every `interval_s` seconds (None: only this
         once). Replaces a job of the same name."""
@@ -78,7 +83,9 @@ class Jobs:
             self._thread = threading.Thread(target=self._loop, name="tapemind-jobs", daemon=True)
             self._thread.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = 3.0) -> None:
+        """Stop after the running job; wait for it at most `timeout` seconds (the thread
+        is a daemon: a job stuck in a call does not keep the process alive)."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:

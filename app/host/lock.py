@@ -20,9 +20,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from app.db import disk
 from app.errors import HomeBusy
 
 LOCK_NAME = ".lock"
+# The host's owner token, beside the lock (0600): the CLI reads it to go through the host.
+OWNER_TOKEN_FILE = "host-owner.token"
 
 try:
     import fcntl
@@ -87,7 +90,14 @@ class HomeLock:
         """Take the lock if free; on success write who we are into the file."""
         if self._fd is not None:
             return True
-        fd = os.open(lock_path(self.home), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(lock_path(self.home), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            if disk.is_no_space(exc):
+                raise disk.full(
+                    self.home, doing=f"nothing was done (no room for its {LOCK_NAME} file)"
+                ) from None
+            raise
         if not _try_lock(fd):
             os.close(fd)
             return False
@@ -98,7 +108,11 @@ class HomeLock:
             "since": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             "role": self.role,
         }
-        self._write()
+        try:
+            self._write()
+        except BaseException:
+            self.release()
+            raise
         return True
 
     def acquire(self, wait_s: float = 5.0) -> None:
@@ -119,7 +133,16 @@ class HomeLock:
         assert self._fd is not None
         data = json.dumps(self.info, ensure_ascii=False).encode("utf-8")
         os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, data, 0)
+        try:
+            os.pwrite(self._fd, data, 0)
+        except OSError as exc:
+            if not disk.is_no_space(exc):
+                raise
+            # Without its note the home's owner cannot be found or named by the others.
+            raise disk.full(
+                self.home,
+                doing=f"nothing was done (not even its {LOCK_NAME} note could be written)",
+            ) from None
 
     def release(self) -> None:
         if self._fd is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import io
+import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -28,6 +29,27 @@ from app.errors import HomeError, TapemindError
 _LOCAL_ONLY = frozenset({"open", "close", "use_passphrase_prompt"})
 # Generous: `request_secret` may wait minutes for the owner's answer.
 READ_TIMEOUT_S = 900.0
+# A keyed write whose answer was lost (the host died after it committed, the connection
+# dropped) is sent again to the home's host, a new one if it restarted, for this long.
+RETRY_FOR_S = 30.0
+
+
+class HostGone(HomeError):
+    """The host stopped answering in the middle of a call."""
+
+
+def _keyed(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether a call is safe to send twice: an append whose entries all carry keys,
+    a remember with a key (the engine finds the first call's result by them)."""
+    if method == "remember":
+        return bool(kwargs.get("key"))
+    if method == "append":
+        entries = args[1] if len(args) > 1 else kwargs.get("entries", ())
+        return bool(entries) and all(
+            (e.get("source_key") if isinstance(e, dict) else getattr(e, "source_key", None))
+            for e in entries
+        )
+    return False
 
 
 @cache
@@ -75,7 +97,7 @@ class RemoteEngine:
             response = self._client.post(path, json=body)
         except httpx.HTTPError as exc:
             self.broken = True
-            raise HomeError(
+            raise HostGone(
                 f"The Tapemind host at {self.url} stopped answering ({type(exc).__name__}). "
                 "Run the command again: it will use a new host or open the home itself."
             ) from None
@@ -91,12 +113,52 @@ class RemoteEngine:
         return data["result"]
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """Run `Engine.<method>(*args, **kwargs)` in the host; returns its typed result."""
-        result = self._post(
-            "/rpc", {"method": method, "args": to_json(list(args)), "kwargs": to_json(kwargs)}
-        )
+        """Run `Engine.<method>(*args, **kwargs)` in the host; returns its typed result.
+
+        A keyed append or remember whose answer is lost is sent again (to a restarted
+        host too) for up to RETRY_FOR_S: the keys make the second send return the first's
+        result instead of writing twice."""
+        body = {"method": method, "args": to_json(list(args)), "kwargs": to_json(kwargs)}
+        try:
+            result = self._post("/rpc", body)
+        except HostGone:
+            if not _keyed(method, args, kwargs):
+                raise
+            result = self._again(body)
         fn = getattr(Engine, method)
         return from_json(method_hints(fn).get("return", Any), result)
+
+    def _again(self, body: dict[str, Any]) -> Any:
+        from app.host.lock import OWNER_TOKEN_FILE, read_holder
+
+        deadline = time.monotonic() + RETRY_FOR_S
+        while True:
+            holder = read_holder(self.home) or {}
+            try:
+                token = (self.home / OWNER_TOKEN_FILE).read_text(encoding="utf-8").strip()
+            except OSError:
+                token = ""
+            if holder.get("url") and token:
+                self._client.close()
+                self.url = str(holder["url"])
+                self._client = httpx.Client(
+                    base_url=self.url,
+                    headers={"Authorization": f"Bearer {token}"},
+                    timeout=httpx.Timeout(10.0, read=READ_TIMEOUT_S),
+                )
+                try:
+                    answer = self._post("/rpc", body)
+                    self.broken = False
+                    return answer
+                except HomeError:
+                    pass  # starting, or gone again: look once more
+            if time.monotonic() >= deadline:
+                raise HostGone(
+                    f"The Tapemind host of {self.home} stopped answering and did not come "
+                    "back. The call carried keys, so running it again is safe: it is not "
+                    "stored twice."
+                )
+            time.sleep(0.25)
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name in engine_methods():

@@ -42,20 +42,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import __version__
 from app.codec import decode_arguments, to_json
+from app.db import disk
 from app.engine import Engine
 from app.errors import TapemindError, VaultStillLocked
+from app.host import served
 from app.host.auth import AgentAuth, AgentTokens
 from app.host.gil import shorten_switch_interval
 from app.host.jobs import Jobs
-from app.host.lock import HomeLock
+from app.host.lock import OWNER_TOKEN_FILE, HomeLock
 from app.host.remote import engine_methods, export_text
 from app.host.tool_calls import ToolCalls
+from app.limits import MAX_MESSAGE_BYTES
 from app.mcp.server import build_server
 from app.vault import PASSPHRASE_ENV
 
 log = logging.getLogger(__name__)
-
-OWNER_TOKEN_FILE = "host-owner.token"
 
 
 def write_private(path: Path, text: str) -> None:
@@ -82,6 +83,18 @@ def _said(exc: TapemindError) -> str:
         f"{exc.message} This home's host (pid {os.getpid()}) unlocks the vault, not the "
         f"command that asked it: restart `tapemind serve` with {PASSPHRASE_ENV} set, or "
         "unlock the vault in the desktop app."
+    )
+
+
+def loopback_only(port: int) -> TransportSecuritySettings:
+    """DNS-rebinding protection for this host: the Host and Origin headers must name this
+    very address and port. Exactly: the SDK's "127.0.0.1:*" patterns match by prefix, so
+    "Origin: http://127.0.0.1:7821.evil.com" passed them."""
+    hosts = [f"127.0.0.1:{port}", f"localhost:{port}"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{host}" for host in hosts],
     )
 
 
@@ -191,16 +204,13 @@ class Host:
 
     def _app(self) -> ASGIApp:
         mcp_server = build_server(lambda: self.engine, agent_of_request, version=__version__)
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
-        )
+        security = loopback_only(self.port)
         manager = StreamableHTTPSessionManager(
             app=mcp_server,
             # Plain JSON answers: tools never stream, and SSE framing costs time per call.
             json_response=self.json_response,
             security_settings=security,
+            max_request_body_size=MAX_MESSAGE_BYTES,
         )
         self.tool_calls = tool_calls = ToolCalls(manager, mcp_server, lambda: self.engine, security)
         mcp_endpoint = AgentAuth(tool_calls, AgentTokens(self.engine))
@@ -244,7 +254,7 @@ class Host:
         except (ValueError, KeyError, TypeError):
             return JSONResponse({"error": {"type": "InvalidInput", "message": "Bad RPC body."}})
         if method not in engine_methods():
-            message = f"The host has no engine method {method!r} (different Tapemind versions?)."
+            message = "The host has no engine method by that name (different Tapemind versions?)."
             return JSONResponse({"error": {"type": "TapemindError", "message": message}})
 
         def call() -> Any:
@@ -270,7 +280,12 @@ class Host:
         except Exception:
             log.exception("host RPC failed")
             message = "The host failed to run the call (a bug); see its log."
-            return JSONResponse({"error": {"type": "TapemindError", "message": message}})
+            agents = (
+                "The call failed inside Tapemind (a bug, not your arguments). Try again "
+                "later, and tell the owner if it keeps failing."
+            )
+            error = {"type": "TapemindError", "message": message, "for_agents": agents}
+            return JSONResponse({"error": error})
 
     async def _rpc_info(self, request: Request) -> JSONResponse:
         if not self._owner(request):
@@ -297,8 +312,18 @@ class Host:
 
     def _announce(self) -> None:
         """Tell other processes where to find us: owner token file, then the lock note."""
-        write_private(self.engine.home / OWNER_TOKEN_FILE, self.owner_token)
+        try:
+            write_private(self.engine.home / OWNER_TOKEN_FILE, self.owner_token)
+        except OSError as exc:
+            if not disk.is_no_space(exc):
+                raise
+            raise disk.full(
+                self.engine.home, doing="the host cannot write its token file"
+            ) from None
         self.lock.update(url=self.url)
+        if self.lock.role in ("host", "desktop"):
+            # Agents are configured with this URL: the next run tries this port again.
+            served.remember(self.engine.home, self.url)
         tune_for_serving()
 
     def serve(self) -> None:

@@ -43,7 +43,6 @@ from mcp.server.streamable_http_manager import (
     StreamableHTTPSessionManager,
 )
 from mcp.server.transport_security import (
-    DEFAULT_MAX_REQUEST_BODY_SIZE,
     TransportSecurityMiddleware,
     TransportSecuritySettings,
 )
@@ -65,7 +64,8 @@ from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
 from app.errors import TapemindError
-from app.mcp.server import error_result, run_tool
+from app.limits import MAX_MESSAGE_BYTES
+from app.mcp.server import error_result, run_tool, unopened
 
 EngineSource = Callable[[], Any]
 Answer = tuple[int, bytes]  # HTTP status, body
@@ -102,7 +102,7 @@ async def read_body(receive: Receive) -> tuple[bytes, bool] | None:
         parts.append(message.get("body", b""))
         size += len(parts[-1])
         more = bool(message.get("more_body", False))
-        if not more or size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+        if not more or size > MAX_MESSAGE_BYTES:
             return b"".join(parts), not more
 
 
@@ -198,7 +198,7 @@ class ToolCalls:
         else:
             return None
         length = headers.get("content-length", "0")
-        if not length.isdigit() or int(length) > DEFAULT_MAX_REQUEST_BODY_SIZE:
+        if not length.isdigit() or int(length) > MAX_MESSAGE_BYTES:
             return None
         if not check_accept_headers(request)[0]:
             return None  # no JSON accepted
@@ -280,7 +280,7 @@ class ToolCalls:
         try:
             engine = self.engine()
         except TapemindError as exc:
-            result = error_result(exc.agent_message)
+            result = error_result(unopened(exc))
         else:
             session = f"mcp:{exchange.session}" if exchange.session else None
             result = run_tool(engine, agent, params.name, params.arguments, session)

@@ -10,16 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from app.index import rows
 from app.index.embedders import Embedder, Vectors
 from app.index.rows import Item
-from app.index.vectors import KINDS, Kind, VectorIndex
+from app.index.vectors import KINDS, Kind
 from app.runtime import Runtime
 
 EMBED_BATCH = 64
+
+
+class Upserts(Protocol):
+    """Where a plan's vectors go: the store's index of one model (`store.RemoteIndex`)."""
+
+    def upsert(
+        self, kind: str, ids: Sequence[int], vectors: Vectors, agent_ids: Sequence[int]
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,7 @@ class Plan:
         if self.batches:
             self.fill(np.concatenate([self.model.embed_documents(b) for b in self.batches]))
 
-    def upsert(self, index: VectorIndex) -> None:
+    def upsert(self, index: Upserts) -> None:
         """Write the vectors into the model's collections (one upsert per kind)."""
         for kind, batch, matrix, _ in self.groups:
             index.upsert(kind, [i.id for i in batch], matrix, [i.agent_id for i in batch])

@@ -10,10 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.clock import from_iso
 from app.errors import InvalidInput
-from app.index import rows
+from app.index import recovery, rows
 from app.index.indexer import age_seconds, service_of
-from app.index.service import EMBEDDER
+from app.index.service import EMBEDDER, RetrievalService
+from app.index.stall import IndexStall
 from app.runtime import Runtime
 
 
@@ -42,6 +44,20 @@ class IndexStatus:
     oldest_unembedded_age_s: float | None
     rebuilding: RebuildProgress | None
     last_run: Mapping[str, Any] | None
+    # Why the index is not keeping up, since when (None: it is): a full disk, a damaged,
+    # missing or foreign index, a store that stopped answering. `stalled.message("zh")`.
+    stalled: IndexStall | None = None
+    healed: Mapping[str, Any] | None = None  # the last rebuild after damage: {at, because}
+
+
+def current_stall(rt: Runtime) -> IndexStall | None:
+    """Why the index is not keeping up, since when (None: it is), without opening it:
+    what the indexer or a search recorded, or what the directory shows."""
+    svc = service_of(rt)
+    with rt.read() as s:
+        recorded = svc.stalls.current(s)
+        indexed = rows.indexed_counts(s, svc.active(s).name)
+    return _stall(rt, svc, recorded, indexed)
 
 
 def status(rt: Runtime) -> IndexStatus:
@@ -54,6 +70,8 @@ def status(rt: Runtime) -> IndexStatus:
         indexed = rows.indexed_counts(s, active.name)
         queued = rows.queue_stats(s)
         last = rows.get_json(s, rows.META_LAST_RUN)
+        healed = rows.get_json(s, rows.META_HEALED)
+        stalled = _stall(rt, svc, svc.stalls.current(s), indexed)
         progress = None
         if target:
             name = svc.make(target).name
@@ -78,7 +96,36 @@ def status(rt: Runtime) -> IndexStatus:
         oldest_unembedded_age_s=age_seconds(rt, queued["oldest"]),
         rebuilding=progress,
         last_run=last,
+        stalled=stalled,
+        healed=healed,
     )
+
+
+def _stall(
+    rt: Runtime, svc: RetrievalService, recorded: IndexStall | None, indexed: Mapping[str, int]
+) -> IndexStall | None:
+    """The recorded stall, or one the directory shows without opening the index: vectors
+    recorded but no index to hold them, or an index of another home."""
+    if recorded is not None:
+        return recorded
+    if (indexed["memory"] or indexed["tape"]) and not svc.vectors.present:
+        return IndexStall(_changed_at(svc), "missing", f"{svc.path} holds no index")
+    seen = svc.vectors.probe()
+    if seen is not None:
+        return IndexStall(_changed_at(svc), seen[0], seen[1])
+    return None
+
+
+def _changed_at(svc: RetrievalService) -> Any:
+    """When the index directory last changed (for a stall nothing recorded)."""
+    from datetime import UTC, datetime
+
+    for path in (svc.path, svc.path.parent):
+        try:
+            return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        except OSError:
+            continue
+    return from_iso("1970-01-01T00:00:00Z")
 
 
 def rebuild(rt: Runtime, model: str | None = None) -> IndexStatus:
@@ -96,21 +143,29 @@ def rebuild(rt: Runtime, model: str | None = None) -> IndexStatus:
     if spec is None:
         with rt.read() as s:
             spec = svc.spec(s)
-    embedder = svc.make(spec)
+        embedder = current  # the model queries use now (an injected one included)
+    else:
+        embedder = svc.make(spec)
     try:
         embedder.embed_query("probe")  # fail now, not in the background
     except Exception as exc:
         raise InvalidInput(f"The embedder {spec!r} cannot embed: {exc}") from None
     if embedder.name == current.name:
         with svc.writer_lock:
-            svc.forget_model(current.name)
+            # Whatever state the directory is in (truncated, deleted, written over): it
+            # goes, and the indexer embeds every row again from the database.
+            svc.vectors.reset()
             with rt.write() as s:
-                rows.drop_ledger(s, current.name)
+                for name in rows.ledger_models(s):
+                    rows.drop_ledger(s, name)
                 rows.set_meta(s, rows.META_TARGET, None)
                 rows.set_meta(s, rows.META_CURSOR, None)
                 rows.requeue_missing(s, current.name, rt.now_iso())
                 if model and rt.services.get(EMBEDDER) is None:
                     rows.set_meta(s, rows.META_EMBEDDER, spec)
+            svc.reconciled = True  # an empty index: nothing to reconcile
+            svc.verify_cursor.clear()
+            recovery.recovered(rt, svc)
         return status(rt)
     with svc.writer_lock, rt.write() as s:
         rows.set_meta(s, rows.META_TARGET, spec)

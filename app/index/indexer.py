@@ -24,18 +24,20 @@ A run:
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.clock import from_iso
-from app.index import chunks, offload, rows
+from app.errors import DiskFull
+from app.index import chunks, offload, recovery, rows
 from app.index.chunks import Chunk, Plan
-from app.index.embedders import Embedder
+from app.index.embedders import Embedder, EmbedderError
 from app.index.rows import Item
 from app.index.service import RETRIEVAL, RetrievalService
+from app.index.stall import IndexStall
+from app.index.vector_process import StoreFault
 from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -58,9 +60,11 @@ class IndexerStats:
     rows_per_s: float
     reconciled: str | None  # "deep" | "sql" | None
     switched_to: str | None  # the model a finished rebuild switched to
+    stalled: str | None = None  # why nothing could be written (a `stall.REASONS` code)
+    verified: int = 0  # indexed rows searched for by their own vector (background runs)
 
 
-def _runtime(engine_or_rt: Any) -> Runtime:
+def runtime_of_engine(engine_or_rt: Any) -> Runtime:
     if isinstance(engine_or_rt, Runtime):
         return engine_or_rt
     rt = getattr(engine_or_rt, "_rt", None)
@@ -78,7 +82,7 @@ def service_of(rt: Runtime) -> RetrievalService:
     return service
 
 
-class _Run:
+class IndexerRun:
     """The state of one run: the models written to and the tallies."""
 
     def __init__(self, rt: Runtime, service: RetrievalService, offload_from: int) -> None:
@@ -274,6 +278,7 @@ def run_indexer_once(
     *,
     reconcile: bool | None = None,
     offload_from: int | None = None,
+    background: bool = False,
 ) -> IndexerStats:
     """Drain the embedding queue (and continue a rebuild) in the calling thread.
 
@@ -285,112 +290,116 @@ def run_indexer_once(
             process reconciles deeply, later runs every RECONCILE_EVERY_S or after events.
         offload_from: queued rows from which a local model embeds in a child process
             while this one writes (`offload.py`); None: `offload.OFFLOAD_FROM`.
+        background: a host's run: after a failure it waits (1, 2, 4 … 60 s) before it
+            tries again, reports a stall in the stats instead of raising, and verifies
+            indexed rows when the queue is empty (`recovery.verify`).
 
-    Returns what was done. Safe to call from a background thread; runs in one process are
-    serialised.
+    Returns what was done. A damaged or missing index is rebuilt from the database on
+    the way (`recovery.heal`). Raises DiskFull (the disk is full) or IndexStalled (the
+    store failed otherwise) when not in the background; nothing is lost either way.
+    Safe to call from a background thread; runs in one process are serialised.
     """
-    rt = _runtime(engine_or_rt)
+    rt = runtime_of_engine(engine_or_rt)
     svc = service_of(rt)
+    with svc.writer_lock:
+        if background and time.monotonic() < svc.retry_at:
+            return _stalled_stats(rt, svc, svc.stalls.held)
+        try:
+            try:
+                stats = _run_once(rt, svc, max_rows, reconcile, offload_from, background)
+            except StoreFault as exc:
+                if not recovery.must_heal(svc, exc):
+                    raise
+                recovery.heal(rt, svc, exc.fault)
+                stats = _run_once(rt, svc, max_rows, reconcile, offload_from, background)
+        except (StoreFault, EmbedderError, DiskFull) as exc:
+            stall = recovery.stalled(rt, svc, exc)
+            if background:
+                return _stalled_stats(rt, svc, stall)
+            raise recovery.error_for(stall, str(rt.home)) from None
+        recovery.recovered(rt, svc)
+        return stats
+
+
+def _stalled_stats(rt: Runtime, svc: RetrievalService, stall: IndexStall | None) -> IndexerStats:
+    with rt.read() as s:
+        model = svc.active(s).name
+        queued = rows.queue_stats(s)
+    return IndexerStats(
+        model=model, embedded=0, deleted=0, requeued=0, rebuilt=0,
+        remaining=int(queued["memory"]) + int(queued["tape"]), seconds=0.0, rows_per_s=0.0,
+        reconciled=None, switched_to=None, stalled=stall.because if stall else "recovering",
+    )  # fmt: skip
+
+
+def _run_once(
+    rt: Runtime,
+    svc: RetrievalService,
+    max_rows: int | None,
+    reconcile: bool | None,
+    offload_from: int | None,
+    background: bool,
+) -> IndexerStats:
     started = time.perf_counter()
     budget = max_rows if max_rows is not None else 1 << 62
-    with svc.writer_lock:
-        threshold = offload.OFFLOAD_FROM if offload_from is None else offload_from
-        run = _Run(rt, svc, threshold)
-        run.remember_dims()
-        mode: str | None = None
-        if reconcile is not False:
-            if not svc.reconciled or reconcile:
-                mode = "deep"
-                run.deep()
-                svc.reconciled = True
-                svc.memories_due = False
-            elif svc.memories_due or time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
-                mode = "sql"
-                kinds = ("memory", "tape") if not svc.memories_due else ("memory",)
-                if time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
-                    kinds = ("memory", "tape")
-                svc.memories_due = False
-                run.sql(kinds)
-            if mode is not None:
-                svc.last_reconcile = time.monotonic()
-        if svc.dirty_tape:
-            run.erased()
-        before = run.embedded
-        run.drain(budget)
-        run.rebuild(budget - (run.embedded - before))
-        switched = run.active.name if run.rebuilt and run.target is None else None
-        with rt.read() as s:
-            queued = rows.queue_stats(s)
-        if not int(queued["memory"]) + int(queued["tape"]):
-            svc.offload.stop()  # the backlog is drained: the child's memory goes back
-        seconds = time.perf_counter() - started
-        done = run.embedded + run.rebuilt
-        stats = IndexerStats(
-            model=run.active.name,
-            embedded=done,
-            deleted=run.deleted,
-            requeued=run.requeued,
-            rebuilt=run.rebuilt,
-            remaining=int(queued["memory"]) + int(queued["tape"]),
-            seconds=round(seconds, 3),
-            rows_per_s=round(done / seconds, 1) if seconds > 0 and done else 0.0,
-            reconciled=mode,
-            switched_to=switched,
-        )
-        if done or run.deleted or run.requeued or mode:
-            with rt.write() as s:
-                rows.set_json(s, rows.META_LAST_RUN, {"at": rt.now_iso(), **stats.__dict__})
+    threshold = offload.OFFLOAD_FROM if offload_from is None else offload_from
+    run = IndexerRun(rt, svc, threshold)
+    if (why := recovery.needs_heal(rt, svc, run.active.name)) is not None:
+        recovery.heal(rt, svc, why)
+    svc.vectors.prestart()  # its start overlaps with the reconcile's SQL and embedding
+    run.remember_dims()
+    mode: str | None = None
+    if reconcile is not False:
+        if not svc.reconciled or reconcile:
+            mode = "deep"
+            run.deep()
+            svc.reconciled = True
+            svc.memories_due = False
+        elif svc.memories_due or time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
+            mode = "sql"
+            kinds = ("memory", "tape") if not svc.memories_due else ("memory",)
+            if time.monotonic() - svc.last_reconcile > RECONCILE_EVERY_S:
+                kinds = ("memory", "tape")
+            svc.memories_due = False
+            run.sql(kinds)
+        if mode is not None:
+            svc.last_reconcile = time.monotonic()
+    if svc.dirty_tape:
+        run.erased()
+    before = run.embedded
+    run.drain(budget)
+    run.rebuild(budget - (run.embedded - before))
+    switched = run.active.name if run.rebuilt and run.target is None else None
+    with rt.read() as s:
+        queued = rows.queue_stats(s)
+    remaining = int(queued["memory"]) + int(queued["tape"])
+    if not remaining:
+        svc.offload.stop()  # the backlog is drained: the child's memory goes back
+    verified = 0
+    if background and not remaining and run.target is None and run.embedded == before:
+        verified, _ = recovery.verify(rt, svc, run.active, recovery.VERIFY_BATCH)
+    seconds = time.perf_counter() - started
+    done = run.embedded + run.rebuilt
+    stats = IndexerStats(
+        model=run.active.name,
+        embedded=done,
+        deleted=run.deleted,
+        requeued=run.requeued,
+        rebuilt=run.rebuilt,
+        remaining=remaining,
+        seconds=round(seconds, 3),
+        rows_per_s=round(done / seconds, 1) if seconds > 0 and done else 0.0,
+        reconciled=mode,
+        switched_to=switched,
+        verified=verified,
+    )
+    if done or run.deleted or run.requeued or mode:
+        with rt.write() as s:
+            rows.set_json(s, rows.META_LAST_RUN, {"at": rt.now_iso(), **stats.__dict__})
     return stats
-
-
-def indexer_job(interval_s: float = 2.0, max_rows: int = 2048) -> tuple[str, float, Any]:
-    """The host's job: `host.add_job(*indexer_job())` runs `run_indexer_once(engine,
-    max_rows)` every `interval_s` seconds on the host's job thread (bounded, so other jobs
-    get their turn while a big backlog drains)."""
-
-    def job(engine: Any) -> IndexerStats:
-        return run_indexer_once(engine, max_rows)
-
-    return ("indexer", interval_s, job)
 
 
 def age_seconds(rt: Runtime, oldest: str | None) -> float | None:
     if oldest is None:
         return None
     return max(0.0, (rt.clock.now() - from_iso(oldest)).total_seconds())
-
-
-# Events after which there is something new to embed: wake the loop at once.
-_WAKE_EVENTS = ("tape_did_append", "memory_did_add", "memory_did_edit")
-
-
-def indexer_loop(
-    engine: Any,
-    stop: threading.Event,
-    *,
-    interval_s: float = 2.0,
-    max_rows: int = 2048,
-) -> None:
-    """Run the indexer until `stop` is set: a background thread's target for a host
-    without a job registry (`threading.Thread(target=indexer_loop, args=(engine, stop))`).
-
-    Wakes at once when rows are appended or remembered, else every `interval_s`; keeps
-    going without pause while a backlog remains. A failing run is logged and retried at
-    the next interval; it never ends the loop."""
-    rt = _runtime(engine)
-    wake = threading.Event()
-    unsubscribe = [rt.bus.subscribe(lambda _e: wake.set(), name) for name in _WAKE_EVENTS]
-    try:
-        while not stop.is_set():
-            wake.clear()
-            try:
-                stats = run_indexer_once(rt, max_rows)
-                busy = stats.remaining > 0
-            except Exception:
-                log.exception("indexer run failed")
-                busy = False
-            if not busy:
-                wake.wait(interval_s)
-    finally:
-        for undo in unsubscribe:
-            undo()

@@ -29,6 +29,7 @@ META_TARGET = "index.target"  # spec of the model being built by a rebuild, if a
 META_CURSOR = "index.rebuild_cursor"  # JSON {"memory": last id, "tape": last id}
 META_LAST_RUN = "index.last_run"  # JSON stats of the last indexer run
 META_DIMS = "index.dims"  # JSON {model name: dimension}, learned when an index opens
+META_HEALED = "index.healed"  # JSON {"at", "because"}: the last rebuild after damage
 
 _KIND_IN = ", ".join(f"'{k}'" for k in EMBEDDED_KINDS)
 _STATUS_IN = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
@@ -284,6 +285,58 @@ def ledger_ids(s: Session, model: str, kind: str) -> set[int]:
         {"m": model, "k": kind},
     )
     return {int(r[0]) for r in rows}
+
+
+def ledger_after(s: Session, model: str, kind: str, after_id: int, n: int) -> list[tuple[int, int]]:
+    """The next `n` ledger rows of `model` and `kind` after `after_id`: (item id, agent id)."""
+    sql = (
+        "SELECT item_id, agent_id FROM index_rows WHERE model = ? AND kind = ? AND item_id > ? "
+        "ORDER BY item_id LIMIT ?"
+    )
+    return [(int(r[0]), int(r[1])) for r in dbapi(s).execute(sql, (model, kind, after_id, n))]
+
+
+def forget_indexed(s: Session, model: str, rows: Iterable[tuple[str, int, int]], now: str) -> None:
+    """Rows the ledger records but the index lacks, (kind, id, agent): out of the ledger
+    and back in the queue (a row gone meanwhile leaves the queue at the next drain)."""
+    items = list(rows)
+    if items:
+        s.connection().exec_driver_sql(
+            "DELETE FROM index_rows WHERE model = ? AND kind = ? AND item_id = ?",
+            [(model, k, i) for k, i, _ in items],
+        )
+        requeue(s, items, now)
+
+
+def count_missing(s: Session, model: str) -> int:
+    """Live rows that `model`'s index lacks and that are not queued either."""
+    total = 0
+    for kind, table, alive in (
+        ("memory", "memories", f"x.status IN ({_STATUS_IN}) AND x.text != ''"),
+        (
+            "tape",
+            "tape_entries",
+            f"x.kind IN ({_KIND_IN}) AND x.erased_at IS NULL AND x.content != ''",
+        ),
+    ):
+        total += int(
+            _exec(
+                s,
+                f"SELECT count(*) FROM {table} x WHERE {alive} AND NOT EXISTS (SELECT 1 FROM "
+                "index_rows r WHERE r.model = :m AND r.kind = :kind AND r.item_id = x.id) AND "
+                "NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.kind = :kind "
+                "AND q.item_id = x.id)",
+                {"m": model, "kind": kind},
+            ).scalar()
+            or 0
+        )
+    return total
+
+
+def ledger_agents(s: Session, model: str, kind: str) -> dict[int, int]:
+    """Every ledger row of `model` and `kind`: item id -> agent id."""
+    sql = "SELECT item_id, agent_id FROM index_rows WHERE model = ? AND kind = ?"
+    return {int(r[0]): int(r[1]) for r in dbapi(s).execute(sql, (model, kind))}
 
 
 def drop_ledger(s: Session, model: str) -> None:

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sqlmodel import Session
 
@@ -36,7 +35,10 @@ from app.events import Event
 from app.index import rows
 from app.index.embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from app.index.offload import Offload
-from app.index.vectors import KINDS, VectorIndex, VectorIndexError
+from app.index.stall import Stalls, not_ready
+from app.index.store import RemoteIndex, VectorStore
+from app.index.vector_process import StoreFault
+from app.index.vectors import KINDS
 from app.runtime import AgentLike, Runtime, Slot
 
 log = logging.getLogger(__name__)
@@ -96,27 +98,16 @@ class Pending:
         )  # fmt: skip
 
 
-def open_client(path: Path) -> Any:
-    """A chromadb PersistentClient at `path`: telemetry off, never its own embedder."""
-    import chromadb
-    from chromadb.config import Settings
-
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(
-        path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
-    )
-
-
 class RetrievalService:
     """Semantic search for the engine, and the index handles the indexer writes through."""
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Runtime, home_id: str | None = None) -> None:
         self._rt = rt
         self._lock = threading.RLock()
         # One indexer run at a time in this process (the host's job, `index run`).
         self.writer_lock = threading.Lock()
-        self._client: Any = None
-        self._indexes: dict[str, VectorIndex] = {}
+        # chromadb runs in a process of its own, started on first use (`store.py`).
+        self.vectors = VectorStore(rt.home / INDEX_DIR, home_id)
         self._made: dict[str, Embedder] = {}
         self._override: Embedder | None = None  # set when a rebuild switched models
         self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
@@ -128,6 +119,13 @@ class RetrievalService:
         self.memories_due = False
         self.reconciled = False  # the deep reconcile ran in this process
         self.last_reconcile = 0.0
+        # When the index stalls (`stall.py`, `recovery.py`): what this process knows, and
+        # when the background indexer tries again.
+        self.stalls = Stalls()
+        self.failures = 0
+        self.retry_at = 0.0
+        # {model: {kind: last item id}} the background verification reached (`recovery`).
+        self.verify_cursor: dict[str, dict[str, int]] = {}
         self._unsubscribe = rt.bus.subscribe(self._on_event)
 
     # -- models ----------------------------------------------------------------------
@@ -213,7 +211,7 @@ class RetrievalService:
 
     @property
     def opened(self) -> bool:
-        return self._client is not None
+        return self.vectors.process.pid is not None
 
     def warm_up(self) -> bool:
         """Load the query model and open the vector index now, so the first `context`
@@ -223,76 +221,30 @@ class RetrievalService:
         if not self.path.exists():
             return False  # nothing indexed yet: the indexer opens it when it has work
         self.active().embed_query("warm-up")
-        self.client()
+        self.vectors.ping()
         return True
 
-    def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                self._client = open_client(self.path)
-            return self._client
-
-    def index(self, embedder: Embedder) -> VectorIndex:
-        """The VectorIndex of `embedder`'s model (opening chromadb on first use)."""
-        with self._lock:
-            name = embedder.name
-            if name not in self._indexes:
-                try:
-                    self._indexes[name] = VectorIndex(self.client(), name, int(embedder.dim))
-                except VectorIndexError as exc:
-                    raise IndexNotReady(
-                        str(exc), person="run `tapemind index rebuild` to re-embed with this model."
-                    ) from None
-            return self._indexes[name]
+    def index(self, embedder: Embedder) -> RemoteIndex:
+        """The vector index of `embedder`'s model (its calls run in the store process)."""
+        return self.vectors.index(embedder.name, int(embedder.dim))
 
     def forget_model(self, name: str) -> int:
         """Drop every collection of model `name` from the index directory."""
-        with self._lock:
-            self._indexes.pop(name, None)
-            dropped = 0
-            client = self.client()
-            for collection in client.list_collections():
-                if (collection.metadata or {}).get("model") == name:
-                    client.delete_collection(collection.name)
-                    dropped += 1
-            return dropped
+        return self.vectors.forget_model(name)
 
     def prune_segment_dirs(self) -> int:
-        """Remove vector-segment directories chromadb no longer knows (it leaves a deleted
-        collection's HNSW files on disk when another process had created them), so an old
-        model's vectors do not linger. Returns how many directories were removed."""
-        import re
-        import shutil
-        import sqlite3
-
-        db = self.path / "chroma.sqlite3"
-        if not db.exists():
-            return 0
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            known = {str(r[0]) for r in conn.execute("SELECT id FROM segments")}
-        finally:
-            conn.close()
-        uuid = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-        removed = 0
-        for child in self.path.iterdir():
-            if child.is_dir() and uuid.match(child.name) and child.name not in known:
-                shutil.rmtree(child, ignore_errors=True)
-                removed += 1
-        return removed
+        """Remove vector-segment directories chromadb no longer knows (see `vectors`)."""
+        return self.vectors.prune_segment_dirs()
 
     def index_models(self) -> dict[str, int]:
         """Models with collections in the index directory, with their dimension."""
-        found: dict[str, int] = {}
-        for collection in self.client().list_collections():
-            meta = collection.metadata or {}
-            if "model" in meta:
-                found[str(meta["model"])] = int(meta.get("dim", 0))
-        return found
+        return self.vectors.models()
 
     def close(self) -> None:
         self._unsubscribe()
         self.offload.stop()
+        # The store first: a query waiting on it gets its answer (an error) at once.
+        self.vectors.close()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
@@ -300,13 +252,6 @@ class RetrievalService:
             closer = getattr(made, "close", None)
             if callable(closer):
                 closer()
-        with self._lock:
-            if self._client is not None:
-                try:
-                    self._client.close()
-                finally:
-                    self._client = None
-                    self._indexes.clear()
 
     # -- queries ---------------------------------------------------------------------
 
@@ -353,8 +298,9 @@ class RetrievalService:
             return None
         k = _first_k(n)
         agent_id = arow.id
-        if not rows.has_indexed(s, embedder.name, kind, agent_id):
+        if not rows.has_indexed(s, embedder.name, kind, agent_id) or not self.vectors.present:
             return None  # nothing to find: semantic_search answers without embedding
+        self.vectors.prestart()  # starts while the query is embedded
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tm-query")
@@ -419,6 +365,11 @@ class RetrievalService:
                     agent="Tapemind embeds them in the background; " + _FULLTEXT_MEANWHILE,
                 )
             return []
+        if not self.vectors.present:
+            raise not_ready(IndexNotReady, "missing", str(self.path))
+        if (seen := self.vectors.probe()) is not None:
+            raise not_ready(IndexNotReady, seen[0], str(self.path))
+        self.vectors.prestart()  # starts while the query is embedded
         try:
             k = _first_k(n)
             raw: list[tuple[int, float]] | None = None
@@ -442,7 +393,11 @@ class RetrievalService:
             ) from None
         except (IndexNotReady, InvalidInput):
             raise
-        except Exception as exc:  # chromadb: a broken or concurrently dropped collection
+        except StoreFault as exc:
+            if exc.fault in ("damaged", "crashed", "mismatch"):
+                self.stalls.note(self._rt, exc.fault, exc.detail)  # the indexer heals it
+            raise not_ready(IndexNotReady, exc.fault, str(self.path)) from None
+        except Exception as exc:  # a broken or concurrently dropped collection
             log.warning("vector index query failed: %s", type(exc).__name__)
             raise IndexNotReady(
                 "The vector index could not answer",
@@ -481,9 +436,11 @@ class RetrievalService:
             self.reconciled = False
 
 
-def attach(rt: Runtime) -> RetrievalService:
-    """Register the retrieval service on a runtime (cheap: nothing opens until used)."""
-    service = RetrievalService(rt)
+def attach(rt: Runtime, home_id: str | None = None) -> RetrievalService:
+    """Register the retrieval service on a runtime (cheap: nothing opens until used).
+    `home_id` is recorded beside the vectors, so an index is never taken for another
+    home's (see `store.py`)."""
+    service = RetrievalService(rt, home_id)
     rt.services.put(RETRIEVAL, service)
     return service
 

@@ -28,6 +28,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from app.index.exact import ExactCover, unit_rows
+
 Kind = Literal["memory", "tape"]
 KINDS: tuple[Kind, ...] = ("memory", "tape")
 AGENT_KEY = "agent_id"
@@ -40,7 +42,23 @@ _PAGE = 10_000
 # search of each agent read every agent's log (250 ms in a home of 40k turns, growing
 # with the home). At 100 the log is purged as the index is written.
 SYNC_ROWS = 100
-HNSW = {"space": "cosine", "batch_size": SYNC_ROWS, "sync_threshold": SYNC_ROWS}
+# The graph of new collections: chromadb's defaults (16 neighbours, ef 100), cosine space.
+HNSW: dict[str, Any] = {"space": "cosine", "batch_size": SYNC_ROWS, "sync_threshold": SYNC_ROWS}
+# A row "finds itself" when it is among its own vector's SELF_K nearest (or all of them
+# are exact ties of it: identical texts have identical vectors).
+SELF_K = 10
+_TIE = 1e-4
+
+
+def open_client(path: str | Path) -> Any:
+    """A chromadb PersistentClient at `path`: telemetry off, never its own embedder."""
+    import chromadb
+    from chromadb.config import Settings
+
+    Path(path).mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+    )
 
 
 class VectorIndexError(RuntimeError):
@@ -77,8 +95,11 @@ def collection_name(kind: str, model: str, agent_id: int | str) -> str:
 class VectorIndex:
     """Memory and tape vectors of one embedder, in a chromadb persistent directory."""
 
-    def __init__(self, client: Any, embedder_name: str, dim: int) -> None:
+    def __init__(
+        self, client: Any, embedder_name: str, dim: int, cover: ExactCover | None = None
+    ) -> None:
         self._client = client
+        self._cover = cover
         self._lock = threading.RLock()
         self.embedder_name = embedder_name
         self.dim = dim
@@ -104,13 +125,7 @@ class VectorIndex:
         Raises:
             VectorIndexError: the directory holds vectors of this model with another dimension.
         """
-        import chromadb
-        from chromadb.config import Settings
-
-        Path(path).mkdir(parents=True, exist_ok=True)
-        client: Any = chromadb.PersistentClient(
-            path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
-        )
+        client = open_client(path)
         try:
             return cls(client, embedder_name, dim)
         except BaseException:
@@ -185,6 +200,8 @@ class VectorIndex:
                         embeddings=matrix[chunk],
                         metadatas=[{**extras[p], AGENT_KEY: agent} for p in chunk],
                     )
+                if self._cover is not None:
+                    self._cover.changed(collection.name)
 
     def delete(self, kind: Kind, ids: Iterable[int]) -> None:
         """Remove rows, whichever agent they belong to; ids that are not there are ignored."""
@@ -193,6 +210,8 @@ class VectorIndex:
             for collection in self._of_kind(kind):
                 for start in range(0, len(str_ids), self._max_batch):
                     collection.delete(ids=str_ids[start : start + self._max_batch])
+                if self._cover is not None:
+                    self._cover.changed(collection.name, deleted=[int(i) for i in str_ids])
 
     def query(
         self,
@@ -214,19 +233,95 @@ class VectorIndex:
             collection = self._collection(kind, str(agent_id), create=False)
             if collection is None:
                 return []
-            # No count() first: chroma answers a k above the row count with what it has,
-            # and that extra round trip was a tenth of a query at 100k rows.
+            cover = self._cover if not where else None
+            if cover is not None and cover.small(collection.name, collection):
+                return cover.search(collection.name, collection, query, k)
+            # No count() per query: chroma answers a k above the row count with what it
+            # has, and that extra round trip was a tenth of a query at 100k rows (the
+            # cover counts a collection once per write).
             result = collection.query(
                 query_embeddings=[query],
                 n_results=k,
                 where=dict(where) if where else None,
                 include=["distances"],
             )
-        # chroma's cosine distance is 1 - cosine similarity.
-        return [
-            (int(i), 1.0 - float(d))
-            for i, d in zip(result["ids"][0], result["distances"][0], strict=True)
-        ]
+            # chroma's cosine distance is 1 - cosine similarity.
+            found = [
+                (int(i), 1.0 - float(d))
+                for i, d in zip(result["ids"][0], result["distances"][0], strict=True)
+            ]
+            if cover is None:
+                return found
+            return cover.with_stragglers(collection.name, collection, query, k, found)
+
+    def self_check(self, kind: Kind, rows: Sequence[tuple[str, int]]) -> dict[str, Any]:
+        """Which of `rows`, (agent, id), the index cannot find by their own vector.
+
+        Returns {"checked": rows the index holds, "absent": [(agent, id)] it does not
+        hold, "unfindable": [(agent, id)] rows of large collections the graph does not
+        return among their own vector's nearest, "uncovered": those of them not yet
+        compared exactly with every query}. Small collections are searched
+        exactly: their rows always find themselves."""
+        absent: list[tuple[str, int]] = []
+        unfindable: list[tuple[str, int]] = []
+        uncovered: list[tuple[str, int]] = []
+        checked = 0
+        with self._lock:
+            for agent in sorted({str(a) for a, _ in rows}):
+                wanted = [str(int(i)) for a, i in rows if str(a) == agent]
+                collection = self._collection(kind, agent, create=False)
+                got = collection.get(ids=wanted, include=["embeddings"]) if collection else None
+                held = set(got["ids"]) if got is not None else set()
+                absent.extend((agent, int(i)) for i in wanted if i not in held)
+                checked += len(held)
+                if not held or collection is None:
+                    continue
+                if self._cover is not None and self._cover.small(collection.name, collection):
+                    continue
+                assert got is not None
+                missed = [int(i) for i in _not_found(collection, got["ids"], got["embeddings"])]
+                unfindable.extend((agent, i) for i in missed)
+                known = self._cover.stragglers.get(collection.name, set()) if self._cover else set()
+                uncovered.extend((agent, i) for i in missed if i not in known)
+        return {
+            "checked": checked,
+            "absent": absent,
+            "unfindable": unfindable,
+            "uncovered": uncovered,
+        }
+
+    def vectors(self, kind: Kind, rows: Sequence[tuple[str, int]]) -> dict[int, Any]:
+        """The stored vectors of `rows`, (agent, id), that the index holds."""
+        out: dict[int, Any] = {}
+        with self._lock:
+            for agent in sorted({str(a) for a, _ in rows}):
+                collection = self._collection(kind, agent, create=False)
+                if collection is None:
+                    continue
+                wanted = [str(int(i)) for a, i in rows if str(a) == agent]
+                got = collection.get(ids=wanted, include=["embeddings"])
+                for i, vector in zip(got["ids"], got["embeddings"], strict=True):
+                    out[int(i)] = np.asarray(vector, dtype=np.float32)
+        return out
+
+    def cover(self, kind: Kind, rows: Sequence[tuple[str, int]]) -> int:
+        """Compare rows the graph cannot find, (agent, id), with every query exactly
+        from now on; returns how many were not covered yet."""
+        added = 0
+        with self._lock:
+            for agent in {a for a, _ in rows}:
+                collection = self._collection(kind, agent, create=False)
+                if collection is not None and self._cover is not None:
+                    added += self._cover.cover(collection.name, [i for a, i in rows if a == agent])
+        return added
+
+    def collections(self) -> list[dict[str, Any]]:
+        """Every collection of this model: kind, agent, rows and dimension."""
+        with self._lock:
+            return [
+                {"kind": k, "agent": agent, "rows": int(c.count()), "dim": self.dim}
+                for (k, agent), c in self._collections.items()
+            ]
 
     def ids(self, kind: Kind) -> set[int]:
         """Every id of the kind (all agents), to reconcile with the database after a crash."""
@@ -274,6 +369,8 @@ class VectorIndex:
             for collection in self._client.list_collections():
                 if (collection.metadata or {}).get("model") == name:
                     self._client.delete_collection(collection.name)
+                    if self._cover is not None:
+                        self._cover.forget(collection.name)
                     dropped += 1
         return dropped
 
@@ -281,3 +378,22 @@ class VectorIndex:
         """Release the chromadb client; the index can be opened again afterwards."""
         with self._lock:
             self._client.close()
+
+
+def _not_found(collection: Any, ids: Sequence[str], embeddings: Any) -> list[str]:
+    """Those of `ids` (with their `embeddings`) that the graph does not return among
+    their own vector's SELF_K nearest."""
+    matrix = unit_rows(embeddings)
+    missed: list[str] = []
+    for start in range(0, len(ids), 256):
+        part = ids[start : start + 256]
+        result = collection.query(
+            query_embeddings=matrix[start : start + 256],
+            n_results=SELF_K,
+            include=["distances"],
+        )
+        for own, found, distances in zip(part, result["ids"], result["distances"], strict=True):
+            ties = len(found) >= SELF_K and all(d <= _TIE for d in distances)
+            if own not in found and not ties:
+                missed.append(own)
+    return missed

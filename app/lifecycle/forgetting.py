@@ -23,11 +23,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from app.clock import to_iso
+from app.clock import from_iso, to_iso
 from app.db import AgentRow, MemoryRow
 from app.errors import InvalidInput, NotFound
 from app.events import record
@@ -62,6 +63,16 @@ class MaintainReport:
     idle_days: float
     candidates: tuple[ArchiveCandidate, ...]
     archived_ids: tuple[int, ...]  # empty on a dry run
+
+
+@dataclass(frozen=True)
+class ArchiveRun:
+    """Memories archived together: one maintenance run of one agent, as it stands now
+    (a memory restored since is no longer counted)."""
+
+    agent: str
+    at: datetime
+    archived: int
 
 
 def _fade(row: Sequence[object], st: AgentSettings) -> tuple[datetime, datetime]:
@@ -208,6 +219,34 @@ def maintain(
     return MaintainReport(
         agent, at, dry_run, st.archive_below, st.archive_idle_days, tuple(found), archived
     )
+
+
+def archive_runs(
+    rt: Runtime, agent: str | None = None, *, since: datetime | None = None, limit: int = 50
+) -> list[ArchiveRun]:
+    """When memories were archived and how many each time, the latest first (`agent` None:
+    every agent's). Read from the (agent, archived_at) index: a run archives its memories
+    at one time."""
+    if limit <= 0:
+        raise InvalidInput("limit must be a positive number.")
+    where = "m.status = 'archived'"
+    params: dict[str, Any] = {"limit": limit}
+    with rt.read() as s:
+        if agent is not None:
+            where += " AND m.agent_id = :a"
+            params["a"] = agent_row(s, agent).id or 0
+        if since is not None:
+            where += " AND m.archived_at >= :since"
+            params["since"] = to_iso(since)
+        rows = s.connection().execute(
+            text(
+                "SELECT a.name, m.archived_at, count(*) FROM memories m "
+                f"JOIN agents a ON a.id = m.agent_id WHERE {where} "
+                "GROUP BY m.agent_id, m.archived_at ORDER BY m.archived_at DESC LIMIT :limit"
+            ),
+            params,
+        )
+        return [ArchiveRun(str(name), from_iso(at), int(n)) for name, at, n in rows]
 
 
 def archived(rt: Runtime, agent: str, *, limit: int = 50, offset: int = 0) -> list[Memory]:

@@ -10,7 +10,10 @@ snapshot stays cheap at 100,000+ memories:
 - archive_candidates: active memories that maintenance would archive now;
 - tape_entries: the agent's tape length (its highest sequence number);
 - recalls and recall_overflows (recalls that dropped memories over the token budget)
-  over the last RECENT_DAYS days.
+  over the last RECENT_DAYS days;
+- index_stalled_since / index_stalled_because: the vector index is not keeping up (a full
+  disk, a damaged or missing index, a store that stopped answering), home-wide, so the
+  same in every agent's snapshot; `index_note(lang)` is the sentence to show.
 The snapshot for all agents is the sum of the agents' (ages: the oldest).
 """
 
@@ -29,6 +32,7 @@ from sqlmodel import Session, col, select
 from app.clock import from_iso, to_iso
 from app.confront import count_open
 from app.db import AgentRow, HealthSnapshotRow
+from app.index import current_stall, stall_message
 from app.lifecycle.forgetting import count_candidates
 from app.runtime import Runtime, agent_row
 
@@ -74,11 +78,24 @@ class HealthSnapshot:
     recall_overflows: int = 0
     recent_days: int = RECENT_DAYS
     compute_ms: float = 0.0
+    # The vector index has not kept up since then, for this reason (a code of
+    # `app.index.stall.REASONS`: disk_full, damaged, missing, not_answering, ...).
+    index_stalled_since: datetime | None = None
+    index_stalled_because: str | None = None
+
+    def index_note(self, lang: str = "en") -> str | None:
+        """'Index stalled since … because …' in English ("en") or Chinese ("zh"), for the
+        dashboard; None while the index keeps up."""
+        if self.index_stalled_since is None or self.index_stalled_because is None:
+            return None
+        return stall_message(self.index_stalled_because, self.index_stalled_since, lang)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (time as ISO text)."""
+        """JSON-ready (times as ISO text)."""
         data = dataclasses.asdict(self)
         data["at"] = to_iso(self.at)
+        if self.index_stalled_since is not None:
+            data["index_stalled_since"] = to_iso(self.index_stalled_since)
         return data
 
     @classmethod
@@ -86,6 +103,8 @@ class HealthSnapshot:
         known = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         values["at"] = from_iso(values["at"])
+        if values.get("index_stalled_since"):
+            values["index_stalled_since"] = from_iso(values["index_stalled_since"])
         return cls(**values)
 
 
@@ -172,6 +191,11 @@ def compute(rt: Runtime, agent: str | None = None) -> HealthSnapshot:
         else:
             rows = s.exec(select(AgentRow).order_by(col(AgentRow.id))).all()
             snap = _sum([_agent_snapshot(s, r, now) for r in rows], now)
+    stall = current_stall(rt)
+    if stall is not None:
+        snap = dataclasses.replace(
+            snap, index_stalled_since=stall.since, index_stalled_because=stall.because
+        )
     ms = round((time.perf_counter() - started) * 1000.0, 3)
     return dataclasses.replace(snap, compute_ms=ms)
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 
 from app.errors import InvalidInput, Refused
+from app.limits import MAX_MEMORY_CHARS
 from app.models import CATEGORIES
 from app.text import normalise
 from app.vault import looks_like_credential
-
-MAX_MEMORY_CHARS = 1000
 
 _CHIT_CHAT = {
     # English
@@ -136,16 +135,18 @@ def credential_kind(text: str) -> str | None:
 
 def check_category(category: str) -> None:
     if category not in CATEGORIES:
-        raise InvalidInput(f"Unknown category {category!r}: use one of {', '.join(CATEGORIES)}.")
+        raise InvalidInput(f"Unknown category: use one of {', '.join(CATEGORIES)}.")
 
 
 def check_importance(importance: float) -> None:
     if not (0.0 <= importance <= 1.0):
-        raise InvalidInput(f"Importance must be between 0 and 1, got {importance}.")
+        raise InvalidInput("Importance must be a number between 0 and 1.")
 
 
 def check_text(text: str) -> str:
-    """Return the text to store (stripped), or raise Refused with the reason."""
+    """Return the text to store (stripped). Raises InvalidInput for text that is no memory
+    at all (empty, too long, not Unicode) and Refused, with the reason, for what the gate
+    keeps out (chit-chat, a credential, raw tool output)."""
     stripped = text.strip()
     try:
         stripped.encode("utf-8")
@@ -154,9 +155,11 @@ def check_text(text: str) -> str:
             "The text is not valid Unicode (it holds a lone surrogate); send UTF-8 text."
         ) from None
     if not stripped:
-        raise Refused("The memory text is empty: say the conclusion in a sentence.", code="empty")
+        raise InvalidInput(
+            "The memory text is empty: say the conclusion in a sentence.", code="empty"
+        )
     if len(stripped) > MAX_MEMORY_CHARS:
-        raise Refused(
+        raise InvalidInput(
             f"The memory is {len(stripped)} characters; a memory is a short durable "
             f"conclusion (at most {MAX_MEMORY_CHARS}). Keep the detail on the tape and "
             "remember the conclusion, citing the entry as its source.",
@@ -171,10 +174,13 @@ def check_text(text: str) -> str:
     kind = credential_kind(stripped)
     if kind is not None:
         raise Refused(
-            f"The text looks like it contains a credential ({kind}). Credentials never go "
-            "into memory: ask the owner to store it in the vault (tapemind vault set NAME) and "
-            "request it with request_secret when needed.",
+            f"The text looks like it contains a credential ({kind}); it was not stored. "
+            "Credentials never go into memory: keep it in the vault (`tapemind vault set "
+            "NAME`), from where an agent asks for it (`tapemind secret get NAME`).",
             code="credential",
+            for_agents=f"The text looks like it contains a credential ({kind}). Credentials "
+            "never go into memory: ask the user to keep it in Tapemind's vault, and ask for it "
+            "with request_secret when you need it. Remember the conclusion without it.",
         )
     if any(p.search(stripped) for p in _TOOL_OUTPUT):
         raise Refused(

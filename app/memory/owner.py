@@ -9,11 +9,13 @@ from sqlmodel import Session, col
 from app.db import MemoryVersionRow, dbapi, purge
 from app.errors import InvalidInput, Refused
 from app.events import record
+from app.limits import MAX_MEMORY_CHARS
 from app.memory import intake
 from app.memory.records import index_memory_text, owned_memory, to_memory, unindex_memory
 from app.models import Memory
 from app.runtime import Runtime
 from app.text import memory_hash
+from app.vault import echoes
 
 
 def edit(
@@ -32,9 +34,13 @@ def edit(
         body.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInput("The new text is not valid Unicode (a lone surrogate).") from None
-    if len(body) > intake.MAX_MEMORY_CHARS:
-        raise InvalidInput(f"The new text is over {intake.MAX_MEMORY_CHARS} characters.")
-    body = rt.redact(body)
+    if len(body) > MAX_MEMORY_CHARS:
+        raise InvalidInput(f"The new text is over {MAX_MEMORY_CHARS} characters.")
+    with rt.read() as s:
+        found, holder = owned_memory(s, memory_id, None)
+        agent_id = found.agent_id
+    # Named only where the memory's agent was given the secret (app.vault.echoes).
+    body = echoes.screen(rt, agent_id, holder, [body], actor="owner")[0]
     # The owner is held to the same rule as agents: a credential never enters a memory
     # (it would be recalled into every agent's context); the vault is its place.
     kind = intake.credential_kind(body)

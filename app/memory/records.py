@@ -16,15 +16,14 @@ from sqlmodel import Session
 
 from app.clock import from_iso, from_iso_or_none
 from app.db import AgentRow, EmbedQueueRow, MemoryRow, dbapi
-from app.errors import NotFound, Refused
+from app.errors import NotFound
 from app.events import record
+from app.limits import MAX_ID
 from app.models import (
     Memory,
 )
 from app.runtime import AgentLike, Runtime
 from app.text import index_tokens
-
-MAX_LIST = 1000
 
 # The columns a Memory is made of, in the order `memory_of` reads them.
 _MEMORY_FIELDS = (
@@ -132,12 +131,17 @@ def check_parents(
 ) -> list[int]:
     db = dbapi(s)
     out: list[int] = []
-    for memory_id in dict.fromkeys(parents):
-        found = db.execute(
-            "SELECT id FROM memories WHERE id = ? AND agent_id = ?", (int(memory_id), arow.id)
-        ).fetchone()
+    for memory_id in dict.fromkeys(int(p) for p in parents):
+        found = (
+            db.execute(
+                "SELECT id FROM memories WHERE id = ? AND agent_id = ?", (memory_id, arow.id)
+            ).fetchone()
+            if 1 <= memory_id <= MAX_ID
+            else None
+        )
         if found is None:
-            raise Refused(
+            memory_id = memory_id if 1 <= memory_id <= MAX_ID else 0  # never a huge number
+            raise NotFound(
                 f"{what} {memory_id} is not a memory of agent {arow.name!r} (it does not "
                 "exist or belongs to another agent).",
                 code=code,

@@ -10,8 +10,11 @@ from sqlmodel import Session, col
 from app.db import MemoryRow, MemoryUseRow, dbapi
 from app.errors import InvalidInput
 from app.events import record
+from app.limits import MAX_USED
 from app.memory.records import check_parents
-from app.runtime import Runtime, agent_row
+from app.runtime import Runtime, agent_ref, agent_row
+from app.tape import label
+from app.vault import echoes
 
 
 def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
@@ -19,6 +22,14 @@ def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -
     `derived` parents of whatever that turn remembers. Returns the ids recorded."""
     if not turn:
         raise InvalidInput("turn is required: the turn in which the memories were used.")
+    turn = label(turn, "turn", "used", required=True) or turn
+    if len(memory_ids) > MAX_USED:
+        raise InvalidInput(f"Report at most {MAX_USED} memories at once.")
+    with rt.read_driver() as s:
+        before = agent_ref(s, agent)
+    echoes.check_writes(agent, before.secret_echoes)
+    # The turn is stored: a value of the vault in it is refused like one in an entry.
+    (turn,) = echoes.screen(rt, before.id, agent, [turn], actor="agent")
     now = rt.now_iso()
     with rt.write() as s:
         arow = agent_row(s, agent)

@@ -12,8 +12,9 @@ from sqlmodel import Session, col, select
 from app.clock import from_iso
 from app.db import LineageRow, MemoryRow, MemoryVersionRow, dbapi
 from app.errors import InvalidInput
+from app.limits import MAX_LIST
 from app.memory import intake
-from app.memory.records import MAX_LIST, MEMORY_COLUMNS, memory_of, owned_memory, to_memory
+from app.memory.records import MEMORY_COLUMNS, memory_of, owned_memory, to_memory
 from app.memory.strength import anchor_time, strength
 from app.models import STATUSES, AgentSettings, Memory, MemoryDetail, MemoryLink, MemoryVersion
 from app.runtime import AgentLike, Runtime, agent_ref, agent_row, settings_of
@@ -128,6 +129,22 @@ def list_(
             .fetchall()
         )
         return [memory_of(r, agent) for r in rows]
+
+
+def waiting(rt: Runtime, agent: str, *, limit: int = 200) -> list[Memory]:
+    """The agent's memories in the embed queue, the longest waiting first."""
+    if limit <= 0:
+        raise InvalidInput("limit must be a positive number.")
+    columns = ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
+    with rt.read() as s:
+        arow = agent_ref(s, agent)
+        rows = dbapi(s).execute(
+            f"SELECT {columns} FROM embed_queue q JOIN memories m ON m.id = q.item_id "
+            "WHERE q.kind = 'memory' AND q.agent_id = ? AND m.agent_id = ? "
+            "ORDER BY q.enqueued_at, m.id LIMIT ?",
+            (arow.id, arow.id, min(limit, MAX_LIST)),
+        )
+        return [memory_of(r, agent) for r in rows.fetchall()]
 
 
 def count(

@@ -27,6 +27,7 @@ record and counts as a recall for the memories it injected.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,14 +39,13 @@ from sqlmodel import col, select
 from app.db import RecallRow, Tx, dbapi, id_list
 from app.errors import InvalidInput
 from app.events import record
-from app.limits import MAX_BUDGET
+from app.limits import MAX_BUDGET, MAX_QUERY_CHARS
 from app.memory import anchor_time, strength
 from app.models import AgentSettings
 from app.recall.fusion import ROUTE_K, rrf
 from app.recall.routes import core, query_route, recent
-from app.recall.search import MAX_QUERY_CHARS
 from app.runtime import AgentLike, Runtime, agent_ref, agent_row
-from app.text import count_tokens
+from app.text import count_tokens, one_line
 
 ROUTE_WEIGHTS = {"query": 1.0, "thread": 0.8, "user": 0.6, "core": 0.35}
 HEADER = "Memories (tapemind; cite [m<id>] when you use one):"
@@ -121,13 +121,26 @@ def dropped_summary(reasons: Iterable[str]) -> str:
     return ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in counts.items())
 
 
+# What could pass for the block's own structure inside a memory's text: line breaks (a text
+# holding "\n- [m1] (preference, …) …" would add a memory line of its own, and
+# "\n\n(9 memories, …)" a manifest), and the block's citation marks ([m12]).
+_CITATION = re.compile(r"\[(m\d+)\]", re.IGNORECASE)
+
+
+def block_line(text: str) -> str:
+    """`text` as one line of the block: on one line, and a citation mark inside it loses
+    its brackets, so only the block itself writes "- [m<id>]"."""
+    return _CITATION.sub(r"\1", one_line(text))
+
+
 def _line(row: _Candidate, disputed: Sequence[int] = ()) -> str:
     # A memory about a person says whom: "用户要求 4 个空格缩进" is about that user only.
-    about = f", about {row.user}" if row.user else ""
+    about = f", about {block_line(row.user)}" if row.user else ""
     # Both sides of an open conflict stay active until the owner settles it: each says so,
     # or a model reads two contradicting memories as two facts.
     against = "".join(f"; disputed by m{other}, not settled" for other in disputed)
-    return f"- [m{row.id}] ({row.category}{about}, {row.created_at[:10]}{against}) {row.text}"
+    text = block_line(row.text)
+    return f"- [m{row.id}] ({row.category}{about}, {row.created_at[:10]}{against}) {text}"
 
 
 def _disputes(s: Tx, arow: AgentLike) -> dict[int, list[int]]:
@@ -200,9 +213,12 @@ def context(
     """
     started = time.perf_counter()
     if budget is not None and not (0 < budget <= MAX_BUDGET):
-        raise InvalidInput(f"budget must be between 1 and {MAX_BUDGET} tokens, got {budget}.")
+        raise InvalidInput(f"budget must be between 1 and {MAX_BUDGET} tokens.")
     if query is not None and len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(f"The query is over {MAX_QUERY_CHARS} characters; give key words.")
+        raise InvalidInput(
+            f"The query is {len(query)} characters, over the limit of {MAX_QUERY_CHARS}; "
+            "give key words."
+        )
     query = query.strip() if query else None
     now = rt.clock.now()
     # Driver-level transactions (no Session set-up): every statement here and in
@@ -270,8 +286,11 @@ def context(
     text = "\n".join([HEADER, *lines]) if lines else ""
     tokens_used = used if lines else 0
     latency_ms = (time.perf_counter() - started) * 1000.0
+    # The record is the owner's to read: a value of the vault in the query (or a label)
+    # is kept out of it, as out of any other write.
+    in_thread, for_user, asked = (rt.redact(v) if v else v for v in (thread, user, query))
     recall_id = _store_recall(
-        rt, arow, thread, user, query, budget, tokens_used, included, dropped, latency_ms
+        rt, arow, in_thread, for_user, asked, budget, tokens_used, included, dropped, latency_ms
     )
     return ContextBlock(
         text=text,

@@ -15,11 +15,11 @@ from sqlmodel import Session
 
 from app.db import Filters, Tx, dbapi, memory_conditions, tape_conditions
 from app.errors import InvalidInput
+from app.limits import MAX_REGEX_CHARS
 from app.recall import rare_terms
 from app.runtime import AgentLike
 from app.text import groups_expression, query_groups
 
-MAX_REGEX_CHARS = 500
 REGEX_SCAN_ROWS = 50_000
 # Full-text: rows taken from FTS5 per row wanted before the filters, the first pool and
 # the largest before the unbounded try; an agent with this share of a home's rows is
@@ -126,11 +126,15 @@ def regex_ids(
 ) -> list[tuple[int, float]]:
     """Ids (newest first) whose text matches `pattern`, within the time budget."""
     if len(pattern) > MAX_REGEX_CHARS:
-        raise InvalidInput(f"The regex is over {MAX_REGEX_CHARS} characters.")
+        raise InvalidInput(
+            f"The regex is {len(pattern)} characters, over the limit of {MAX_REGEX_CHARS}: "
+            "shorten it, or search for its words with mode fulltext."
+        )
     try:
         compiled = regex.compile(pattern, regex.IGNORECASE)
     except regex.error as exc:
-        raise InvalidInput(f"Invalid regex: {exc}.") from None
+        # The regex module's message names the fault and its position, never the pattern.
+        raise InvalidInput(f"Invalid regex: {str(exc)[:200]}.") from None
     if kind == "memory":
         where, params = memory_conditions(arow, f)
         sql = f"SELECT m.id, m.text FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?"
@@ -143,11 +147,15 @@ def regex_ids(
         if remaining <= 0:
             break
         try:
-            found = compiled.search(body, timeout=remaining)
+            # concurrent: a slow pattern lets go of the GIL, so the host's other calls run.
+            found = compiled.search(body, timeout=remaining, concurrent=True)
         except TimeoutError:
             raise InvalidInput(
                 "The regex took too long (it backtracks catastrophically or the tape is "
-                "large): simplify it, anchor it, or narrow the search with --thread/--since."
+                "large): simplify it, anchor it, or narrow the search with --thread/--since.",
+                for_agents="The regex took too long (it backtracks catastrophically, or there "
+                "is much to search): simplify or anchor it, or narrow the search with the "
+                "thread, since and until arguments.",
             ) from None
         if found:
             out.append((int(row_id), 1.0))

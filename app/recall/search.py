@@ -26,6 +26,7 @@ from app.clock import check_window
 from app.db import Filters, dbapi
 from app.errors import InvalidInput, TapemindError
 from app.index import RETRIEVAL
+from app.limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, MAX_SEARCH_OFFSET
 from app.memory import MEMORY_COLUMNS, check_category, memory_of
 from app.models import STATUSES, Memory, TapeEntry
 from app.recall import rare_terms, turn_weights, turns
@@ -38,8 +39,6 @@ from app.tape import ENTRY_COLUMNS, entry_of
 
 SCOPES = ("memories", "tape", "all")
 MODES = ("hybrid", "fulltext", "semantic", "regex")
-MAX_QUERY_CHARS = 2000
-MAX_LIMIT = 200
 REGEX_BUDGET_S = 1.0
 # The score parts of a hit that semantic search alone found, by its own cosine: any
 # other part is a word in common, or (tape) similar turns around it in its thread.
@@ -90,9 +89,9 @@ def validate(
     status: str | None,
 ) -> Filters:
     if scope not in SCOPES:
-        raise InvalidInput(f"Unknown scope {scope!r}: use one of {', '.join(SCOPES)}.")
+        raise InvalidInput(f"Unknown scope: use one of {', '.join(SCOPES)}.")
     if mode not in MODES:
-        raise InvalidInput(f"Unknown mode {mode!r}: use one of {', '.join(MODES)}.")
+        raise InvalidInput(f"Unknown mode: use one of {', '.join(MODES)}.")
     if not query or not query.strip():
         raise InvalidInput("The query is empty: give words to search for.")
     if len(query) > MAX_QUERY_CHARS:
@@ -100,12 +99,12 @@ def validate(
             f"The query is {len(query)} characters; keep it under {MAX_QUERY_CHARS} "
             "(search for the key words, not a whole document)."
         )
-    if not (1 <= limit <= MAX_LIMIT) or offset < 0:
-        raise InvalidInput(f"limit must be 1-{MAX_LIMIT} and offset not negative.")
+    if not (1 <= limit <= MAX_SEARCH_LIMIT) or not (0 <= offset <= MAX_SEARCH_OFFSET):
+        raise InvalidInput(f"limit must be 1-{MAX_SEARCH_LIMIT} and offset 0-{MAX_SEARCH_OFFSET}.")
     if category is not None:
         check_category(category)
     if status is not None and status not in (*STATUSES, "any"):
-        raise InvalidInput(f"Unknown status {status!r}: use one of {', '.join(STATUSES)} or any.")
+        raise InvalidInput(f"Unknown status: use one of {', '.join(STATUSES)} or any.")
     every = ("active", "archived", "superseded")
     statuses: tuple[str, ...] = every if status == "any" else (status or "active",)
     return Filters(category=category, statuses=statuses)
@@ -167,7 +166,9 @@ def search(
     if mode == "semantic" and retrieval is None:
         raise InvalidInput(
             "Semantic search needs the vector index, which is not available "
-            "in this home; use --mode fulltext."
+            "in this home; use --mode fulltext.",
+            for_agents="Semantic search is not available in this home; search with mode "
+            '"fulltext".',
         )
     notes: list[str] = []
     with rt.read() as s:

@@ -21,152 +21,15 @@ from app.clock import check_window, from_iso, to_iso
 from app.db import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow, dbapi, purge
 from app.errors import InvalidInput, NotFound
 from app.events import record
-from app.models import KINDS, ROLES, AppendResult, NewEntry, TapeEntry
+from app.limits import MAX_READ
+from app.models import KINDS, AppendResult, NewEntry, TapeEntry
 from app.runtime import AgentLike, Runtime, agent_ref
-from app.text import entry_hash, index_tokens
+from app.tape.entries import coerce_entry
+from app.tape.prepared import Ready, prepare
+from app.text import token_string
+from app.vault import echoes
 
-MAX_ENTRY_BYTES = 1024 * 1024
-MAX_LABEL_CHARS = 256
-MAX_READ = 1000
 EMBEDDED_KINDS = ("message", "compact")  # tape rows the indexer embeds for semantic search
-
-
-def _label(value: Any, name: str, where: str, *, required: bool) -> str | None:
-    if value is None or value == "":
-        if required:
-            raise InvalidInput(f"{where}: '{name}' is required.")
-        return None
-    if not isinstance(value, str | int):
-        raise InvalidInput(f"{where}: '{name}' must be a string.")
-    out = str(value)
-    if not _encodable(out):
-        raise InvalidInput(f"{where}: '{name}' is not valid Unicode (a lone surrogate).")
-    if len(out) > MAX_LABEL_CHARS:
-        raise InvalidInput(f"{where}: '{name}' is longer than {MAX_LABEL_CHARS} characters.")
-    return out
-
-
-def label(value: Any, name: str, where: str, *, required: bool) -> str | None:
-    """A thread/turn/user label, or InvalidInput saying what is wrong with it."""
-    return _label(value, name, where, required=required)
-
-
-def _encodable(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _time(value: Any, where: str) -> datetime | None:
-    """A user-given entry time as an aware datetime that SQLite text can hold."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        try:
-            value = from_iso(value)
-        except ValueError:
-            raise InvalidInput(f"{where}: time {value!r} is not an ISO 8601 time.") from None
-        except OverflowError:
-            raise InvalidInput(f"{where}: time {value!r} is out of range.") from None
-    elif not isinstance(value, datetime):
-        raise InvalidInput(f"{where}: time must be an ISO 8601 string.")
-    when: datetime = value
-    try:
-        to_iso(when)
-    except (ValueError, OverflowError):
-        raise InvalidInput(f"{where}: time {when.isoformat()} is out of range.") from None
-    return when
-
-
-def _meta(value: Any, where: str) -> Mapping[str, Any] | None:
-    """`meta` as an object that stores as strict JSON, or InvalidInput."""
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise InvalidInput(f"{where}: 'meta' must be an object.")
-    try:
-        json.dumps(dict(value), ensure_ascii=False, allow_nan=False).encode("utf-8")
-    except (TypeError, ValueError, UnicodeEncodeError) as exc:
-        raise InvalidInput(f"{where}: 'meta' is not storable as JSON ({exc}).") from None
-    return value
-
-
-def coerce_entry(raw: NewEntry | Mapping[str, Any], index: int = 0) -> NewEntry:
-    """Validate one entry (a NewEntry or a dict as in JSONL/MCP) or raise InvalidInput
-    naming the entry and the field."""
-    where = f"entry {index + 1}"
-    if isinstance(raw, NewEntry):
-        data: dict[str, Any] = {
-            "thread": raw.thread,
-            "turn": raw.turn,
-            "kind": raw.kind,
-            "role": raw.role,
-            "text": raw.text,
-            "user": raw.user,
-            "created_at": raw.created_at,
-            "meta": raw.meta,
-            "source_key": raw.source_key,
-        }
-    elif isinstance(raw, Mapping):
-        data = dict(raw)
-        if "content" in data and "text" not in data:
-            data["text"] = data.pop("content")
-        known = {
-            "thread",
-            "turn",
-            "kind",
-            "role",
-            "text",
-            "user",
-            "created_at",
-            "time",
-            "meta",
-            "source_key",
-        }
-        unknown = set(data) - known
-        if unknown:
-            raise InvalidInput(
-                f"{where}: unknown field(s) {', '.join(sorted(unknown))}; "
-                "an entry has thread, turn, kind, role, text (and optional user, time, meta)."
-            )
-        if "time" in data and "created_at" not in data:
-            data["created_at"] = data.pop("time")
-    else:
-        raise InvalidInput(f"{where}: must be an object with thread, kind, role and text.")
-
-    kind = data.get("kind") or "message"
-    if kind not in KINDS:
-        raise InvalidInput(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}.")
-    role = data.get("role")
-    if role not in ROLES:
-        raise InvalidInput(f"{where}: role {role!r} is not one of {', '.join(ROLES)}.")
-    body = data.get("text")
-    if not isinstance(body, str):
-        raise InvalidInput(f"{where}: 'text' must be a string.")
-    try:
-        size = len(body.encode("utf-8"))
-    except UnicodeEncodeError as exc:
-        raise InvalidInput(f"{where}: 'text' is not valid Unicode ({exc.reason}).") from None
-    if size > MAX_ENTRY_BYTES:
-        raise InvalidInput(
-            f"{where}: text is {size} bytes, over the 1 MiB limit for one entry; "
-            "split it or store a summary and a pointer to the file."
-        )
-    created = _time(data.get("created_at"), where)
-    meta = _meta(data.get("meta"), where)
-    return NewEntry(
-        thread=_label(data.get("thread"), "thread", where, required=True) or "",
-        turn=_label(data.get("turn"), "turn", where, required=False),
-        user=_label(data.get("user"), "user", where, required=False),
-        kind=kind,
-        role=role,
-        text=body,
-        created_at=created,
-        meta=meta,
-        source_key=_label(data.get("source_key"), "source_key", where, required=False),
-    )
 
 
 # The columns a TapeEntry is made of, in the order `entry_of` reads them.
@@ -214,58 +77,49 @@ def source_entries(s: Session, memory_id: int, agent: str) -> tuple[TapeEntry, .
 
 
 def append_in(
-    rt: Runtime, s: Session, arow: AgentLike, items: Sequence[NewEntry], actor: str = "agent"
+    rt: Runtime, s: Session, arow: AgentLike, items: Sequence[Ready], actor: str = "agent"
 ) -> AppendResult:
-    """Append validated entries inside an open write transaction."""
+    """Append entries made ready (`app.tape.prepared`) inside an open write transaction."""
     assert arow.id is not None
     db = dbapi(s)
-    keys = [e.source_key for e in items if e.source_key]
-    seen: set[str] = set()
+    keys = [r.entry.source_key for r in items if r.entry.source_key]
+    held: dict[str, int] = {}  # source_key -> id of the entry already on the tape
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         marks = ", ".join("?" * len(chunk))
-        seen.update(
-            k
-            for (k,) in db.execute(
-                f"SELECT source_key FROM tape_entries WHERE agent_id = ? "
+        held.update(
+            (k, int(i))
+            for k, i in db.execute(
+                f"SELECT source_key, id FROM tape_entries WHERE agent_id = ? "
                 f"AND source_key IN ({marks})",
                 (arow.id, *chunk),
             )
         )
-    fresh: list[NewEntry] = []
-    for e in items:
-        if e.source_key:
-            if e.source_key in seen:
+    existing = tuple(held[k] for r in items if (k := r.entry.source_key) and k in held)
+    seen: set[str] = set(held)
+    fresh: list[Ready] = []
+    for r in items:
+        if r.entry.source_key:
+            if r.entry.source_key in seen:
                 continue
-            seen.add(e.source_key)
-        fresh.append(e)
+            seen.add(r.entry.source_key)
+        fresh.append(r)
     if not fresh:
-        return AppendResult(ids=(), skipped=len(items))
+        return AppendResult(ids=(), skipped=len(items), existing=existing)
 
     now = rt.now_iso()
     first_id = int(db.execute("SELECT coalesce(max(id), 0) FROM tape_entries").fetchone()[0]) + 1
     seq = arow.next_seq
     agent_id = arow.id  # a plain int: ORM attribute access costs per row
-    rows = []
-    for offset, e in enumerate(fresh):
-        body = rt.redact(e.text)
-        rows.append(
-            (
-                first_id + offset,
-                agent_id,
-                seq + offset,
-                e.thread,
-                e.turn,
-                e.user,
-                e.kind,
-                e.role,
-                body,
-                entry_hash(body),
-                rt.redact(json.dumps(dict(e.meta), ensure_ascii=False)) if e.meta else None,
-                e.source_key,
-                to_iso(e.created_at) if e.created_at else now,
-            )
+    rows = [
+        (
+            first_id + offset, agent_id, seq + offset, r.entry.thread, r.entry.turn,
+            r.entry.user, r.entry.kind, r.entry.role, r.entry.text, r.content_hash,
+            r.meta_json, r.entry.source_key,
+            to_iso(r.entry.created_at) if r.entry.created_at else now,
         )
+        for offset, r in enumerate(fresh)
+    ]  # fmt: skip
     # The ORM costs ~0.5 ms per statement; a batch of 50k entries is a few
     # executemany calls on the driver instead.
     db.executemany(
@@ -276,7 +130,7 @@ def append_in(
     )
     db.executemany(
         "INSERT INTO tape_fts (rowid, tokens) VALUES (?, ?)",
-        [(r[0], index_tokens(r[8], agent_id)) for r in rows],
+        [(row[0], token_string(r.terms, agent_id)) for row, r in zip(rows, fresh, strict=True)],
     )
     db.executemany(
         "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) VALUES ('tape', ?, ?, ?)",
@@ -288,7 +142,7 @@ def append_in(
     record(
         s, now, "tape.append", agent=arow.name, actor=actor, ids=ids, counts={"entries": len(ids)}
     )
-    return AppendResult(ids=ids, skipped=len(items) - len(fresh))
+    return AppendResult(ids=ids, skipped=len(items) - len(fresh), existing=existing)
 
 
 def append(
@@ -297,15 +151,26 @@ def append(
     entries: Sequence[NewEntry | Mapping[str, Any]],
     *,
     actor: str = "agent",
+    bounded: bool = False,
 ) -> AppendResult:
-    """Append a batch in one transaction: all entries are written, or none."""
-    if isinstance(entries, NewEntry | Mapping):
+    """Append a batch in one transaction: all entries are written, or none. The text is
+    redacted and indexed before the write lock is taken (`app.tape.prepared`); `bounded`
+    holds the call to what one agent's write over MCP may carry."""
+    if isinstance(entries, NewEntry | Mapping) or not isinstance(entries, Sequence):
         raise InvalidInput("append takes a list of entries.")
     items = [coerce_entry(e, i) for i, e in enumerate(entries)]
     if not items:
         raise InvalidInput("Nothing to append: give at least one entry.")
+    with rt.read_driver() as s:
+        before = agent_ref(s, agent)
+    if actor == "agent":
+        echoes.check_writes(agent, before.secret_echoes)
+    ready = prepare(rt, before, items, actor, bounded=bounded)
     with rt.write() as s:
-        return append_in(rt, s, agent_ref(s, agent), items, actor)
+        arow = agent_ref(s, agent)
+        if actor == "agent":
+            echoes.check_writes(agent, arow.secret_echoes)
+        return append_in(rt, s, arow, ready, actor)
 
 
 def read(

@@ -5,7 +5,7 @@
 - `tokens`: counting tokens fairly for both languages, for budgets.
 """
 
-from app.text.normalize import CJK_LETTERS, entry_hash, memory_hash, normalise
+from app.text.normalize import CJK_LETTERS, entry_hash, memory_hash, normalise, one_line
 from app.text.terms import (
     _IS_CJK,
     CJK_PARTICLES,
@@ -16,6 +16,8 @@ from app.text.terms import (
     index_tokens,
     query_groups,
     stem,
+    text_terms,
+    token_string,
 )
 from app.text.tokens import count_tokens
 
@@ -32,6 +34,9 @@ __all__ = [
     "index_tokens",
     "memory_hash",
     "normalise",
+    "one_line",
     "query_groups",
     "stem",
+    "text_terms",
+    "token_string",
 ]

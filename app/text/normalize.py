@@ -15,6 +15,16 @@ _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n.。!！?？,，;；:：'\"“”‘’「」()（）[]【】-—…"
 
 
+# Line breaks of every kind: what a line-based block (the `context` block, a transcript
+# for a model) must not let a text hold, or the text could add lines of its own.
+_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """`text` on one line: each line break becomes " / "."""
+    return _BREAKS.sub(" / ", text)
+
+
 def normalise(text: str) -> str:
     """NFKC, case-folded, whitespace collapsed, edge punctuation stripped.
 

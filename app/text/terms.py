@@ -19,6 +19,11 @@ A query is turned into the same tokens, as OR'ed terms ranked by bm25:
 
 Every token string starts with an agent token, so a MATCH can be restricted to
 one agent inside the index itself.
+
+What one text can cost is bounded (`app.limits`): a word is indexed by its first
+MAX_TERM_CHARS characters and stemmed only up to MAX_STEM_CHARS (Snowball's time grows
+with the square of a long word's length on inputs such as "ay" * 500,000), and a text by
+its first MAX_ENTRY_TERMS terms.
 """
 
 from __future__ import annotations
@@ -28,14 +33,16 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+import regex
 import snowballstemmer
 
+from app.limits import MAX_ENTRY_TERMS, MAX_STEM_CHARS, MAX_TERM_CHARS
 from app.text.normalize import CJK_LETTERS
 
 _CJK = CJK_LETTERS
 # A Latin word ends where a CJK run starts: "Postgres数据库" is two words, so
 # "数据库" finds it (\w alone would glue them into one token nothing else matches).
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+_TOKEN = regex.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
 _LATIN_WORD = re.compile(r"[a-z]+")
 
@@ -61,27 +68,44 @@ def agent_token(agent_id: int) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
+    # concurrent: a megabyte is split without holding the GIL (other threads run meanwhile).
+    words: list[str] = _TOKEN.findall(unicodedata.normalize("NFKC", text).lower(), concurrent=True)
+    return words
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """English Snowball stem of a lowercased ASCII word; other words unchanged."""
-    if len(word) < 4 or not _LATIN_WORD.fullmatch(word):
+    """English Snowball stem of a lowercased ASCII word; other words (and words longer
+    than any English one) unchanged."""
+    if not 4 <= len(word) <= MAX_STEM_CHARS or not _LATIN_WORD.fullmatch(word):
         return word
     return str(_stemmer.stemWord(word))
 
 
+def text_terms(text: str) -> list[str]:
+    """The full-text terms of `text`, at most MAX_ENTRY_TERMS of them, in order."""
+    out: list[str] = []
+    for word in _words(text):
+        room = MAX_ENTRY_TERMS - len(out)
+        if room <= 0:
+            break
+        if _IS_CJK.match(word):
+            run = word[: (room + 1) // 2 + 1]
+            out.extend(run)  # unigrams: single-character queries still match
+            out.extend(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            out.append(stem(word[:MAX_TERM_CHARS]))
+    return out[:MAX_ENTRY_TERMS]
+
+
+def token_string(terms: Sequence[str], agent_id: int) -> str:
+    """The token string stored in the FTS table for one agent's row with `terms`."""
+    return " ".join([agent_token(agent_id), *terms])
+
+
 def index_tokens(text: str, agent_id: int) -> str:
     """The token string stored in the FTS table for `text` of one agent."""
-    out = [agent_token(agent_id)]
-    for word in _words(text):
-        if _IS_CJK.match(word):
-            out.extend(word)  # unigrams: single-character queries still match
-            out.extend(word[i : i + 2] for i in range(len(word) - 1))
-        else:
-            out.append(stem(word))
-    return " ".join(out)
+    return token_string(text_terms(text), agent_id)
 
 
 def _bigrams(run: str) -> list[str]:
@@ -103,9 +127,10 @@ def query_groups(query: str) -> list[tuple[str, ...]]:
             # a shared character (茶 in 绿茶 / 红茶) is weak evidence that bm25 weighs.
             groups.extend((c,) for c in word if c not in CJK_PARTICLES)
             continue
-        root = stem(word)
-        # Rows indexed before stems were stored hold only the word itself.
-        groups.append((word, root) if root != word else (word,))
+        cut = word[:MAX_TERM_CHARS]
+        # Rows indexed before stems were stored hold only the word itself, and rows
+        # indexed before long words were cut hold the whole word.
+        groups.append(tuple(dict.fromkeys((cut, stem(cut), word))))
     return list(dict.fromkeys(groups))
 
 

@@ -100,8 +100,9 @@ def _write(path: Path, content: str) -> None:
 
 
 def _remove(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o644)  # Windows refuses to delete read-only files
+    if not path.is_symlink():  # chmod would change the mode of what a link points to
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o644)  # Windows refuses to delete read-only files
     path.unlink(missing_ok=True)
 
 
@@ -119,10 +120,12 @@ class _Sync:
     def put(self, rel: str, content: str) -> None:
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         path = self.dir / rel
-        if self.hashes.get(rel) == digest and path.exists():
+        if self.hashes.get(rel) == digest and path.exists() and not path.is_symlink():
             self.unchanged += 1
             return
-        if path.exists() and rel not in self.hashes:
+        if path.is_symlink():
+            _remove(path)  # the link itself; what it points to is never read or written
+        elif path.exists() and rel not in self.hashes:
             with contextlib.suppress(OSError):
                 if path.read_text(encoding="utf-8") == content:
                     self.hashes[rel] = digest
@@ -135,7 +138,9 @@ class _Sync:
     def prune(self, folder: str, keep: set[str]) -> None:
         for path in (self.dir / folder).iterdir():
             rel = f"{folder}/{path.name}"
-            if path.is_file() and not path.name.startswith(".") and rel not in keep:
+            # A link is removed as a link (unlink never follows it); a folder is left alone.
+            linked = path.is_symlink()
+            if (linked or path.is_file()) and not path.name.startswith(".") and rel not in keep:
                 _remove(path)
                 self.hashes.pop(rel, None)
                 self.removed += 1
@@ -143,6 +148,17 @@ class _Sync:
     def save(self) -> None:
         self.state["hashes"] = self.hashes
         _write(self.dir / STATE_FILE, json.dumps(self.state, ensure_ascii=False))
+
+
+def _own_folder(folder: Path) -> None:
+    """`folder`, made if missing, refused when it is a symbolic link (or not a folder): the
+    mirror writes and prunes only inside its own folder, never where a link points."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InvalidInput(
+            f"{folder} is a symbolic link or a file: the mirror writes only inside its own "
+            "folder. Remove it, or mirror into a new directory."
+        )
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 def _rows(conn: Any, sql: str, **params: Any) -> list[dict[str, Any]]:
@@ -195,9 +211,9 @@ def sync_store(store: Store, agent: str, directory: Path) -> MirrorReport:
                 a=a,
             )
         }
+        for sub in ("memories", "tape"):
+            _own_folder(directory / sub)
         sync = _Sync(directory)
-        (directory / "memories").mkdir(parents=True, exist_ok=True)
-        (directory / "tape").mkdir(parents=True, exist_ok=True)
         keep_m: set[str] = set()
         for row in memories:
             rel = f"memories/m{row['id']}.md"
@@ -210,7 +226,8 @@ def sync_store(store: Store, agent: str, directory: Path) -> MirrorReport:
         for thread, signature in signatures.items():
             rel = f"tape/{thread_file(thread)}"
             keep_t.add(rel)
-            if known.get(thread) == signature and (directory / rel).exists():
+            path = directory / rel
+            if known.get(thread) == signature and path.exists() and not path.is_symlink():
                 sync.unchanged += 1
                 continue
             entries = _rows(

@@ -2,14 +2,17 @@
 
 - `service`: secrets sealed in the database under a key from a key store (`keystore`:
   the OS keyring, a passphrase, or memory); `cipher`, `passphrase`, `rotation`, `atomic`.
-- `redact`, `live_redaction`: known values and credential-shaped text out of every write.
-- `approvals`: access requests decided by the agent's permission mode; `grants`: standing
-  permissions; `reviewer`: the "review" mode's rules and optional LLM.
+- `redact`, `live_redaction`: known values out of every write; `credentials`: credential-
+  shaped text spotted (memories refuse it, the tape redacts it).
+- `approvals`: access requests decided by the agent's permission mode; `requests`: reading,
+  counting and expiring them; `reasons`: why one was decided, as a code with parameters;
+  `grants`: standing permissions; `reviewer`: the "review" mode's rules and optional LLM.
 Nothing here logs, and no error message carries a secret value.
 """
 
-from app.vault import approvals, grants, reviewer, service
+from app.vault import approvals, echoes, grants, requests, reviewer, service
 from app.vault.cipher import key_id, new_key, open_sealed, reseal_all, seal
+from app.vault.credentials import looks_like_credential, redact_credentials
 from app.vault.errors import (
     BlobTampered,
     KeyCorrupt,
@@ -35,6 +38,7 @@ from app.vault.keystore import (
     keyring_problem,
 )
 from app.vault.passphrase import PASSPHRASE_ENV
+from app.vault.reasons import TEXTS as REQUEST_REASONS
 from app.vault.records import (
     SCOPES,
     AccessRequest,
@@ -44,13 +48,15 @@ from app.vault.records import (
     SecretResult,
     VaultStatus,
 )
-from app.vault.redact import Redactor, looks_like_credential
+from app.vault.redact import UNNAMED, Redaction, Redactor, marker
 from app.vault.rotation import RotationResult, plan_rotation, resume_rotation, rotate_key
 
 __all__ = [
     "KEYSTORE",
     "PASSPHRASE_ENV",
+    "REQUEST_REASONS",
     "SCOPES",
+    "UNNAMED",
     "AccessRequest",
     "BlobTampered",
     "Grant",
@@ -63,6 +69,7 @@ __all__ = [
     "MemoryKeyStore",
     "PassphraseKeyStore",
     "PassphraseRejected",
+    "Redaction",
     "Redactor",
     "ReviewerRules",
     "RotationError",
@@ -78,13 +85,17 @@ __all__ = [
     "WrongPassphrase",
     "approvals",
     "choose_keystore",
+    "echoes",
     "grants",
     "key_id",
     "keyring_problem",
     "looks_like_credential",
+    "marker",
     "new_key",
     "open_sealed",
     "plan_rotation",
+    "redact_credentials",
+    "requests",
     "reseal_all",
     "resume_rotation",
     "reviewer",

@@ -26,23 +26,24 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app.clock import from_iso, from_iso_or_none, to_iso
+from app.clock import to_iso
 from app.db import AccessRequestRow, AgentRow, GrantRow, SecretRow
 from app.errors import InvalidInput, NotFound
 from app.events import record
+from app.limits import MAX_REASON_CHARS, MAX_WAIT_SECONDS
 from app.runtime import Runtime, agent_row, settings_of
 from app.vault import grants
-from app.vault.records import REQUEST_STATUSES, SCOPES, AccessRequest, SecretResult
+from app.vault.reasons import ASKS_PERSON, DECIDED, OWNER, Reason, because, seconds
+from app.vault.records import SCOPES, AccessRequest, SecretResult
+from app.vault.requests import expire, expire_overdue, set_reason, to_request
 from app.vault.reviewer import review
 from app.vault.service import VaultService
 
 DEFAULT_TTL_S = 24 * 3600.0  # a request nobody waits on stays answerable for a day
 DENIAL_HOLDS_S = 24 * 3600.0  # the same question, denied, is not asked again for a day
 POLL_S = 0.2
-MAX_REASON_CHARS = 1000
 
 
 def request(
@@ -58,9 +59,13 @@ def request(
 ) -> SecretResult:
     """An agent asks for secret `name`; see the module docstring. Returns the outcome,
     with the value only when allowed. Raises NotFound (agent, secret), InvalidInput."""
-    if wait_seconds < 0 or (ttl_seconds is not None and ttl_seconds <= 0):
-        raise InvalidInput("wait_seconds must be 0 or more, and ttl_seconds positive.")
-    reason = rt.redact((reason or "").strip())[:MAX_REASON_CHARS]
+    if not 0 <= wait_seconds <= MAX_WAIT_SECONDS or (ttl_seconds is not None and ttl_seconds <= 0):
+        raise InvalidInput(
+            f"wait_seconds must be 0 to {MAX_WAIT_SECONDS}, and ttl_seconds positive."
+        )
+    if not isinstance(reason, str) or len(reason.strip()) > MAX_REASON_CHARS:
+        raise InvalidInput(f"The reason is a string of at most {MAX_REASON_CHARS} characters.")
+    reason = rt.redact(reason.strip())
     session = session.strip() or None if session else None
     expire_overdue(rt)
     now = rt.clock.now()
@@ -110,7 +115,9 @@ def request(
                     req.expires_at = expires  # asked again, waiting longer
                     s.add(req)
                 if req.mode == "auto":
-                    _decide(s, rt, req, allow=True, scope="once", by="auto", reason="auto mode")
+                    _decide(
+                        s, rt, req, allow=True, scope="once", by="auto", why=because("auto_mode")
+                    )
                 request_id = req.id
                 grant_id = req.grant_id
                 mode = req.mode
@@ -167,16 +174,19 @@ def _review(rt: Runtime, vault: VaultService, request_id: int) -> None:
     with rt.read() as s:
         req = s.get(AccessRequestRow, request_id)
         assert req is not None
-        snapshot = _to_request(req)
+        snapshot = to_request(req)
     # Outside any transaction: an LLM call must not hold the write lock.
     verdict = review(rt, vault, snapshot)
-    reason = rt.redact(verdict.reason)[:MAX_REASON_CHARS]
+    # The reviewer's own parameters (a model's sentence above all) are redacted as text is.
+    params = {k: rt.redact(v) if isinstance(v, str) else v for k, v in verdict.why.params.items()}
+    why = Reason(verdict.why.code, {**params, "by": verdict.by})
+    said = rt.redact(verdict.reason)[:MAX_REASON_CHARS]
     with rt.write() as s:
         req = s.get(AccessRequestRow, request_id)
         if req is None or req.status != "pending":
             return
         if verdict.decision == "ask":
-            req.decision_reason = f"reviewer ({verdict.by}) asks a person: {reason}"
+            set_reason(req, why, ASKS_PERSON.format(by=verdict.by, why=said))
             s.add(req)
             record(
                 s,
@@ -194,7 +204,8 @@ def _review(rt: Runtime, vault: VaultService, request_id: int) -> None:
             allow=verdict.decision == "allow",
             scope="once",
             by="reviewer",
-            reason=f"{verdict.by}: {reason}",
+            why=why,
+            text=DECIDED.format(by=verdict.by, why=said),
         )
 
 
@@ -213,12 +224,37 @@ def _wait(rt: Runtime, request_id: int, wait_seconds: float) -> int | None:
             break
         time.sleep(min(POLL_S, left))
     if wait_seconds > 0:
-        _expire(
-            rt,
-            [request_id],
-            f"no answer within {wait_seconds:g} second{'' if wait_seconds == 1 else 's'}",
-        )
+        expire(rt, [request_id], because("no_answer_within", seconds=seconds(wait_seconds)))
     return None
+
+
+def collect(
+    rt: Runtime,
+    vault: VaultService,
+    agent: str,
+    request_id: int,
+    *,
+    waited: float | None = None,
+) -> SecretResult:
+    """What became of `agent`'s request `request_id`, without waiting: the value when it
+    was allowed, else its status. With `waited` (the seconds the agent waited), a request
+    still pending expires now, as `request(wait_seconds=...)` does at the end of its wait.
+    Lets a caller wait between looks without holding the home (the CLI's `--wait`)."""
+    expire_overdue(rt)
+    with rt.read() as s:
+        req = s.get(AccessRequestRow, request_id)
+        if req is None or req.agent_id != agent_row(s, agent).id:
+            raise NotFound(
+                f"No access request {request_id} of agent {agent!r}. Ask with "
+                "`tapemind secret get`.",
+                for_agents=f"No access request {request_id} of yours: call request_secret.",
+            )
+        status, grant_id, secret = req.status, req.grant_id, req.secret
+    if status == "pending" and waited is not None:
+        expire(rt, [request_id], because("no_answer_within", seconds=seconds(waited)))
+    elif status == "allowed" and grant_id is not None:
+        return grants.deliver(rt, vault, agent, secret, grant_id, request_id)
+    return _result(rt, request_id)
 
 
 def _result(rt: Runtime, request_id: int) -> SecretResult:
@@ -237,8 +273,8 @@ def _result(rt: Runtime, request_id: int) -> SecretResult:
             )
         if req.status == "pending" and why is None:
             why = (
-                f"waiting for the owner to answer request {req.id} (`tapemind approvals "
-                f"approve {req.id}`); ask again later or wait longer"
+                f"waiting for the owner to answer request {req.id} in Tapemind (the app "
+                "prompts them); ask again later with the same name and reason, or wait longer"
             )
         return SecretResult(
             req.status,
@@ -260,13 +296,14 @@ def _decide(
     allow: bool,
     scope: str | None,
     by: str,
-    reason: str | None,
+    why: Reason | None,
+    text: str | None = None,
 ) -> None:
     now = rt.now_iso()
     req.status = "allowed" if allow else "denied"
     req.decided_by = by
     req.decided_at = now
-    req.decision_reason = reason
+    set_reason(req, why, text)
     if allow:
         assert req.secret_id is not None
         grant = GrantRow(
@@ -332,11 +369,11 @@ def answer(
             allow=allow,
             scope=scope if allow else None,
             by="owner",
-            reason=rt.redact(reason) if reason else None,
+            why=because(OWNER, text=rt.redact(reason)) if reason else None,
         )
         if allow and scope == "always":
             _cover_pending(s, rt, req)
-        return _to_request(req)
+        return to_request(req)
 
 
 def _cover_pending(s: Session, rt: Runtime, req: AccessRequestRow) -> None:
@@ -355,99 +392,10 @@ def _cover_pending(s: Session, rt: Runtime, req: AccessRequestRow) -> None:
     for other in others:
         other.status, other.decided_by, other.decided_at = "allowed", "owner", now
         other.scope, other.grant_id = "always", req.grant_id
-        other.decision_reason = f"covered by grant {req.grant_id} (always)"
+        set_reason(other, because("covered_by_grant", grant=req.grant_id or 0))
         s.add(other)
     if others:
         record(
             s, now, "access_request.decide", agent=req.agent, actor="owner",
             ids=[o.id for o in others], counts={"allowed": len(others)},
         )  # fmt: skip
-
-
-def expire_overdue(rt: Runtime) -> list[int]:
-    """Pending requests past their expiry become expired (a deny). Returns their ids."""
-    now = rt.now_iso()
-    with rt.read() as s:
-        ids = list(
-            s.exec(
-                select(AccessRequestRow.id).where(
-                    AccessRequestRow.status == "pending", col(AccessRequestRow.expires_at) <= now
-                )
-            )
-        )
-    if ids:
-        _expire(rt, [i for i in ids if i is not None], "no answer before it expired")
-    return [i for i in ids if i is not None]
-
-
-def _expire(rt: Runtime, ids: list[int], why: str) -> None:
-    now = rt.now_iso()
-    with rt.write() as s:
-        done = list(
-            s.exec(
-                select(AccessRequestRow.id).where(
-                    col(AccessRequestRow.id).in_(ids), AccessRequestRow.status == "pending"
-                )
-            )
-        )
-        if not done:
-            return
-        s.execute(
-            update(AccessRequestRow)
-            .where(col(AccessRequestRow.id).in_(done))
-            .values(status="expired", decided_at=now, decision_reason=why)
-        )
-        record(
-            s,
-            now,
-            "access_request.expire",
-            agent=None,
-            actor="system",
-            ids=done,
-            counts={"expired": len(done)},
-        )
-
-
-def list_requests(
-    rt: Runtime, *, status: str | None = None, agent: str | None = None, limit: int = 100
-) -> list[AccessRequest]:
-    """Requests, newest first (pending ones oldest first: answer in order)."""
-    if status is not None and status not in REQUEST_STATUSES:
-        raise InvalidInput(f"status must be one of {', '.join(REQUEST_STATUSES)}.")
-    expire_overdue(rt)
-    with rt.read() as s:
-        q = select(AccessRequestRow)
-        if status is not None:
-            q = q.where(AccessRequestRow.status == status)
-        if agent is not None:
-            q = q.where(AccessRequestRow.agent_id == agent_row(s, agent).id)
-        order = col(AccessRequestRow.id) if status == "pending" else col(AccessRequestRow.id).desc()
-        return [_to_request(r) for r in s.exec(q.order_by(order).limit(limit))]
-
-
-def get_request(rt: Runtime, request_id: int) -> AccessRequest:
-    with rt.read() as s:
-        req = s.get(AccessRequestRow, request_id)
-        if req is None:
-            raise NotFound(f"No access request {request_id}.")
-        return _to_request(req)
-
-
-def _to_request(r: AccessRequestRow) -> AccessRequest:
-    return AccessRequest(
-        id=r.id or 0,
-        agent=r.agent,
-        secret=r.secret,
-        reason=r.reason,
-        session=r.session,
-        mode=r.mode,
-        status=r.status,
-        decided_by=r.decided_by,
-        decision_reason=r.decision_reason,
-        scope=r.scope,
-        grant_id=r.grant_id,
-        created_at=from_iso(r.created_at),
-        decided_at=from_iso_or_none(r.decided_at),
-        expires_at=from_iso(r.expires_at),
-        delivered_at=from_iso_or_none(r.delivered_at),
-    )

@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
 from app.errors import InvalidInput, VaultProblem
 from app.vault.passphrase import PASSPHRASE_ENV
-from app.vault.redact import Redactor
+from app.vault.redact import Redaction, Redactor
 
 
 class Values(Protocol):
@@ -61,6 +62,10 @@ class LiveRedactor:
 
     def redact(self, text: str) -> str:
         """Replace known values with ``[secret:NAME]``."""
+        return self.scan(text).text
+
+    def scan(self, text: str, name_shown: Callable[[str], bool] | None = None) -> Redaction:
+        """Redact known values (see `Redactor.scan`), saying which were found."""
         if time.monotonic() - self._checked_at >= GENERATION_CHECK_S:
             self.refresh(force=False)
         redactor = self._redactor
@@ -69,9 +74,21 @@ class LiveRedactor:
                 "The vault holds secrets but is locked in this process, so this text cannot "
                 "be checked for secret values and was not stored. Unlock it: set "
                 f"{PASSPHRASE_ENV}, or run the command through the host (tapemind serve or "
-                "the desktop app), which has the vault open."
+                "the desktop app), which has the vault open.",
+                for_agents="The owner's vault is locked in the process serving you, so your "
+                "text could not be checked for secret values and was not stored. Ask the "
+                "user to unlock the vault, then call again with the same arguments.",
             )
-        return redactor.redact(text) if redactor is not None else text
+        return (
+            redactor.scan(text, name_shown)
+            if redactor is not None
+            else Redaction(text, frozenset())
+        )
+
+    def current(self) -> Redactor | None:
+        """The redactor over the current values (None: the vault holds none)."""
+        self.refresh(force=True)
+        return self._redactor
 
     def refresh(self, *, force: bool) -> None:
         """Rebuild if the secrets changed. `force`: wait for the vault lock and try

@@ -33,6 +33,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
+from app.db import keep_private
 from app.vault.atomic import write_private_file
 from app.vault.cipher import KEY_BYTES, NONCE_BYTES, key_id
 from app.vault.errors import (
@@ -238,6 +239,9 @@ class PassphraseKeyStore:
         self._key = key
 
     def _read(self) -> dict[str, Any]:
+        # The key is wrapped by the passphrase, but a copy readable by others lets them
+        # try passphrases at leisure.
+        keep_private(self.params_path)
         try:
             raw = self.params_path.read_bytes()
         except FileNotFoundError:

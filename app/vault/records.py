@@ -7,8 +7,11 @@ no value.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+
+from app.vault.reasons import Reason
 
 REQUEST_STATUSES = ("pending", "allowed", "denied", "expired")
 SCOPES = ("once", "session", "hour", "always")
@@ -25,6 +28,11 @@ class SecretInfo:
     created_at: datetime
     updated_at: datetime
     key_id: str
+    # `set_secret` only: rows written before the value was a secret, in which it was
+    # found and replaced by a marker (tape entries; memories; what only the owner reads).
+    redacted_entries: int = 0
+    redacted_memories: int = 0
+    redacted_other: int = 0
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,10 @@ class AccessRequest:
     decided_at: datetime | None
     expires_at: datetime
     delivered_at: datetime | None
+    # `decision_reason` as a code with parameters (app.vault.reasons), for a client to
+    # say in the owner's language; None for a request decided before codes were kept.
+    reason_code: str | None = None
+    reason_params: Mapping[str, str | int | float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -128,5 +140,9 @@ class Review:
     """A reviewer's verdict: allow, block or ask, with its reason."""
 
     decision: str  # allow | block | ask
-    reason: str
+    why: Reason
     by: str  # rules | llm
+
+    @property
+    def reason(self) -> str:
+        return self.why.text

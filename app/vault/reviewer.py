@@ -29,6 +29,7 @@ from app.clock import to_iso
 from app.db import AccessRequestRow, SecretRow
 from app.errors import InvalidInput
 from app.runtime import Runtime
+from app.vault.reasons import MODEL_SAID, because
 from app.vault.records import AccessRequest, Review, ReviewerRules
 from app.vault.service import VaultService
 
@@ -84,15 +85,12 @@ def review(rt: Runtime, vault: VaultService, req: AccessRequest) -> Review:
     """Decide one pending request in review mode: allow, block or ask."""
     rules = load_rules(vault)
     if rules.agents is not None and req.agent not in rules.agents:
-        return Review("ask", f"the reviewer may not approve for agent {req.agent!r}", "rules")
+        return Review("ask", because("agent_not_reviewed", agent=req.agent), "rules")
     if rules.secrets is not None and not any(fnmatchcase(req.secret, p) for p in rules.secrets):
-        return Review("ask", f"the reviewer may not approve secret {req.secret!r}", "rules")
+        return Review("ask", because("secret_not_reviewed", secret=req.secret), "rules")
     if rules.require_reason and len(req.reason.strip()) < rules.min_reason_chars:
         return Review(
-            "block",
-            f"a reason of at least {rules.min_reason_chars} characters is required; "
-            "ask again saying what the secret is for",
-            "rules",
+            "block", because("reason_too_short", min_chars=rules.min_reason_chars), "rules"
         )
     since = to_iso(rt.clock.now() - timedelta(seconds=rules.window_seconds))
     with rt.read() as s:
@@ -108,15 +106,13 @@ def review(rt: Runtime, vault: VaultService, req: AccessRequest) -> Review:
         ).one()
         tags = s.exec(select(SecretRow.tags).where(SecretRow.name == req.secret)).first()
     if recent >= rules.max_allowed:
-        return Review(
-            "ask",
-            f"rate limit: the reviewer already allowed {recent} reads for {req.agent!r} in "
-            f"the last {rules.window_seconds} seconds",
-            "rules",
+        why = because(
+            "rate_limit", allowed=int(recent), agent=req.agent, window_seconds=rules.window_seconds
         )
+        return Review("ask", why, "rules")
     if rules.llm_url and rules.llm_model:
         return ask_llm(rules, vault, req, json.loads(tags) if tags else [])
-    return Review("allow", "within the reviewer's rules", "rules")
+    return Review("allow", because("within_rules"), "rules")
 
 
 def ask_llm(
@@ -144,7 +140,7 @@ def ask_llm(
         )
         return _parse(content)
     except Exception as exc:
-        return Review("ask", f"the reviewer model failed ({type(exc).__name__})", "llm")
+        return Review("ask", because("model_failed", error=type(exc).__name__), "llm")
 
 
 def _parse(content: Any) -> Review:
@@ -152,14 +148,14 @@ def _parse(content: Any) -> Review:
         raise ValueError("content")
     match = re.search(r"\{.*\}", content, re.DOTALL)
     if match is None:
-        return Review("ask", "the reviewer model gave no decision", "llm")
+        return Review("ask", because("model_no_decision"), "llm")
     try:
         data = json.loads(match.group(0))
     except json.JSONDecodeError:
-        return Review("ask", "the reviewer model's answer was not JSON", "llm")
+        return Review("ask", because("model_not_json"), "llm")
     decision = str(data.get("decision", "")).strip().lower() if isinstance(data, dict) else ""
     if decision not in ("allow", "block", "ask"):
-        return Review("ask", "the reviewer model gave no valid decision", "llm")
-    reason = data.get("reason") if isinstance(data.get("reason"), str) else ""
-    reason = " ".join(reason.split())[:MAX_LLM_REASON] or "(no reason given)"
-    return Review(decision, reason, "llm")
+        return Review("ask", because("model_invalid"), "llm")
+    said = data.get("reason") if isinstance(data.get("reason"), str) else ""
+    said = " ".join(said.split())[:MAX_LLM_REASON] or "(no reason given)"
+    return Review(decision, because(MODEL_SAID, text=said), "llm")

@@ -15,15 +15,16 @@ from sqlmodel import Session, select
 from app.clock import from_iso
 from app.db import SecretRow, VaultMetaRow, VaultRotationJournalRow
 from app.errors import InvalidInput, NotFound
+from app.limits import MAX_SECRET_NAME_CHARS
 from app.models import PERMISSION_MODES
 from app.runtime import Runtime
+from app.vault.credentials import looks_like_credential
 from app.vault.records import SecretInfo
-from app.vault.redact import looks_like_credential
 
 # Never exported: listed in app.db.schema.NOT_EXPORTED.
 VAULT_TABLES = ("vault_meta", "secrets", "access_requests", "grants", "vault_rotation_journal")
 
-_NAME = re.compile(r"^[^\W][\w.\-]{0,127}$", re.UNICODE)
+_NAME = re.compile(rf"^[^\W][\w.\-]{{0,{MAX_SECRET_NAME_CHARS - 1}}}$", re.UNICODE)
 MODES = PERMISSION_MODES
 
 
@@ -71,7 +72,7 @@ def secret_row(s: Session, name: str) -> SecretRow:
         raise NotFound(
             f"No secret named {name!r} in this vault. List them with `tapemind vault list`.",
             for_agents=(
-                f"No secret named {name!r} in the owner's vault. Check the name with the user, "
+                "No secret by that name in the owner's vault. Check the name with the user, "
                 "or ask them to store it; then call request_secret again."
             ),
         )
@@ -87,7 +88,8 @@ def check_name(name: str) -> None:
         )
     if not isinstance(name, str) or not _NAME.match(name):
         raise InvalidInput(
-            f"Invalid secret name {name!r}: use 1-128 letters, digits, '_', '.' or '-', "
+            f"Invalid secret name: use 1-{MAX_SECRET_NAME_CHARS} letters, digits, '_', '.' or "
+            "'-', "
             "starting with a letter or digit (e.g. GITHUB_TOKEN; Chinese letters are fine)."
         )
 

@@ -33,6 +33,7 @@ from app.vault.errors import VaultError, VaultLocked, WrongPassphrase
 from app.vault.keystore import KEYSTORE, KeyStore, choose_keystore
 from app.vault.live_redaction import LiveRedactor
 from app.vault.passphrase import PassphrasePurpose
+from app.vault.reasons import because
 from app.vault.records import SecretInfo, VaultStatus
 from app.vault.redact import MIN_VALUE_CHARS
 from app.vault.rotation import JOURNAL_SECRET_ID, RotationResult, resume_rotation, rotate_key
@@ -260,6 +261,7 @@ class VaultService:
     def remove(self, name: str) -> SecretInfo:
         """Delete a secret; its grants go with it, its pending requests are denied."""
         now = self._rt.now_iso()
+        removed = because("secret_removed")
         with self._rt.write() as s:
             row = self.row(s, name)
             info = rows.to_info(row)
@@ -272,7 +274,8 @@ class VaultService:
                 .values(
                     status="denied",
                     decided_by="owner",
-                    decision_reason="the secret was removed from the vault",
+                    decision_reason=removed.text,
+                    reason_code=removed.code,
                     decided_at=now,
                 )
             )
@@ -442,7 +445,8 @@ VAULT: Slot[VaultService] = Slot("vault")
 
 def _problem(exc: VaultError) -> VaultProblem:
     # The vault's own messages carry no value or key (see app.vault.errors).
-    message = f"{exc} ({type(exc).__name__})."
+    said = str(exc).rstrip(".")
+    message = (said[:1].upper() + said[1:] + ".") if said else "The vault cannot be opened."
     if isinstance(exc, VaultLocked) and not isinstance(exc, WrongPassphrase):
         return VaultStillLocked(
             message,

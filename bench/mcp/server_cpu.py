@@ -21,6 +21,8 @@ from app.host.server import Host
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 ARGS = {"thread": "t1", "query": "staging database"}
 
+PORT = 7821
+
 
 async def _lifespan(app: Any) -> Any:
     """Start the app's lifespan (the MCP session manager); returns a function that ends it."""
@@ -63,7 +65,7 @@ async def _post(app: Any, headers: dict[str, str], body: bytes) -> list[dict[str
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
         "scheme": "http", "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
-        "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 7821),
+        "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", PORT),
         "headers": [(k.encode(), v.encode()) for k, v in headers.items()], "state": {},
     }  # fmt: skip
     await app(scope, receive, send)
@@ -82,7 +84,7 @@ def _call_body(n: int, modern: bool) -> bytes:
 
 
 async def _measure(app: Any, token: str, protocol: str, calls: int, rounds: int) -> float:
-    headers = {**HEADERS, "host": "127.0.0.1:7821", "authorization": f"Bearer {token}"}
+    headers = {**HEADERS, "host": f"127.0.0.1:{PORT}", "authorization": f"Bearer {token}"}
     modern = protocol == "2026-07-28"
     if modern:
         headers |= {"mcp-protocol-version": protocol, "mcp-method": "tools/call"}
@@ -118,7 +120,9 @@ def server_cpu_ms(
         token = engine.agent_token(agent).token
         block = engine.context(agent, thread=ARGS["thread"], query=ARGS["query"])
         engine.context = lambda *_a, **_k: block  # type: ignore[method-assign]
-        host = Host(engine, lock, port=0)
+        # The app is called in process, never bound: built for the port its requests name,
+        # since the host accepts its exact Host header only.
+        host = Host(engine, lock, port=PORT)
 
         async def run() -> dict[str, float]:
             stop = await _lifespan(host.app)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.clihelp import fails
+from tests.cli.clihelp import appended_id, fails
 
 
 def test_init_creates_a_home_once(run, run_json, home: Path) -> None:
@@ -45,7 +45,13 @@ def test_agent_add_list_show(run, run_json) -> None:
     assert "Half-life" in shown and "7 days" in shown and "auto" in shown
     data = run_json("agent", "show", "cc")
     assert data["agent"]["name"] == "cc"
-    assert data["stats"] == {"tape_entries": 0, "threads": 0, "memories": {}}
+    assert data["stats"] == {
+        "tape_entries": 0,
+        "threads": 0,
+        "memories": {},
+        "secret_echoes": 0,
+        "writes_blocked": False,
+    }
 
 
 def test_agent_add_bad_or_taken_name(ready) -> None:
@@ -97,7 +103,7 @@ def _append(run, *extra: str) -> int:
         "user",
         *extra,
     ).stdout
-    return int(out.strip())
+    return appended_id(out)
 
 
 def test_tape_append_single_prints_the_id(ready, run_json) -> None:
@@ -166,7 +172,7 @@ def test_tape_append_jsonl_file(ready, run_json, tmp_path: Path) -> None:
     path = tmp_path / "batch.jsonl"
     path.write_text(_lines(*BATCH), encoding="utf-8")
     out = ready("tape", "append", "--agent", "cc", "--jsonl", str(path)).stdout
-    assert out.split() == ["1", "2", "3", "4"]
+    assert out == "Appended 4 entries to the tape of cc: 1, 2, 3, 4.\n"
     assert run_json("tape", "append", "--agent", "dc", "--jsonl", str(path))["ids"] == [5, 6, 7, 8]
     assert [e["text"] for e in run_json("tape", "show", "--agent", "cc")] == [
         e["text"] for e in BATCH
@@ -273,13 +279,13 @@ def test_unknown_agent_on_tape_commands(ready) -> None:
         (b'{"thread": "t", "role": "user", "text": "ok"}\n{"thread": "t", "role": ', "line 2"),
         (b'{"thread": "t", "role": "user", "text": "ok"}\n\xff\xfe bad bytes\n', "UTF-8"),
         (b'["not", "an", "object"]\n', "JSON object"),
-        (b'{"thread": "t", "role": "user", "kind": "chat", "text": "x"}\n', "kind 'chat'"),
-        (b'{"thread": "t", "role": "robot", "text": "x"}\n', "role 'robot'"),
+        (b'{"thread": "t", "role": "user", "kind": "chat", "text": "x"}\n', "kind is not one of"),
+        (b'{"thread": "t", "role": "robot", "text": "x"}\n', "role is not one of"),
         (
             b'{"thread": "t", "role": "user", "text": "ok"}\n'
             + json.dumps({"thread": "t", "role": "user", "text": "x" * (1024 * 1024 + 1)}).encode()
             + b"\n",
-            "1 MiB",
+            "over the limit of 1048576",
         ),
         (b"\n\n", "Nothing to append"),
     ],

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.clihelp import fails
+from tests.cli.clihelp import appended_id, fails
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def entry(ready) -> int:
         "--text",
         "以后代码缩进都用 tab，别再用空格了",
     ).stdout
-    return int(out)
+    return appended_id(out)
 
 
 def remember(run, text: str, *flags: str, ok: bool = True, category: str = "preference"):
@@ -80,34 +80,38 @@ def test_remember_without_source_puts_the_call_on_the_tape(ready, run, run_json)
 
 
 @pytest.mark.parametrize(
-    ("text", "code", "words"),
+    ("text", "code", "words", "status"),
     [
-        ("   ", "empty", "empty"),
-        ("x" * 1001, "too_long", "1001 characters"),
-        ("thanks!", "chit_chat", "chit-chat"),
-        ("Sounds good.", "chit_chat", "chit-chat"),
-        ("谢谢！", "chit_chat", "chit-chat"),
-        ("好的。", "chit_chat", "chit-chat"),
+        # no memory at all: invalid input (2); kept out by the gate: refused (4)
+        ("   ", "empty", "empty", 2),
+        ("x" * 1001, "too_long", "1001 characters", 2),
+        ("thanks!", "chit_chat", "chit-chat", 4),
+        ("Sounds good.", "chit_chat", "chit-chat", 4),
+        ("谢谢！", "chit_chat", "chit-chat", 4),
+        ("好的。", "chit_chat", "chit-chat", 4),
         # Phrases run together are still small talk (they were stored as preferences).
-        ("好的，谢谢！", "chit_chat", "chit-chat"),
-        ("好的好的", "chit_chat", "chit-chat"),
-        ("ok thanks, sounds good 👍", "chit_chat", "chit-chat"),
-        ("the api key is sk-abcdefghijklmnopqrstuvwxyz123456", "credential", "vault"),
-        ("数据库密码是 hunter2hunter2", "credential", "vault"),
-        ("Traceback (most recent call last):\n  File x", "tool_output", "tape"),
+        ("好的，谢谢！", "chit_chat", "chit-chat", 4),
+        ("好的好的", "chit_chat", "chit-chat", 4),
+        ("ok thanks, sounds good 👍", "chit_chat", "chit-chat", 4),
+        ("the api key is sk-abcdefghijklmnopqrstuvwxyz123456", "credential", "vault set", 4),
+        ("数据库密码是 hunter2hunter2", "credential", "secret get", 4),
+        ("Traceback (most recent call last):\n  File x", "tool_output", "tape", 4),
     ],
 )
-def test_remember_refusals(ready, run_json, entry: int, text: str, code: str, words: str) -> None:
+def test_remember_refusals(
+    ready, run_json, entry: int, text: str, code: str, words: str, status: int
+) -> None:
     result = remember(ready, text, "--source", str(entry), ok=False)
-    fails(result, 4, words)
+    fails(result, status, words)
+    assert "request_secret" not in result.stderr  # a tool's name: the CLI user has commands
     as_json = remember(ready, text, "--source", str(entry), "--json", ok=False)
-    assert as_json.exit_code == 4
+    assert as_json.exit_code == status
     assert json.loads(as_json.stderr)["error"] == code
     assert run_json("memory", "list", "--agent", "cc") == []
 
 
 def test_remember_refuses_unknown_and_foreign_sources_and_parents(ready, run_json) -> None:
-    theirs = int(
+    theirs = appended_id(
         ready(
             "tape",
             "append",
@@ -124,13 +128,13 @@ def test_remember_refuses_unknown_and_foreign_sources_and_parents(ready, run_jso
     parent = run_json("remember", "--agent", "dc", "--category", "lesson", "dc learned this")
     parent_id = parent["memory"]["id"]
 
-    fails(remember(ready, "Lin likes tea", "--source", "999", ok=False), 4, "Source entry 999")
+    fails(remember(ready, "Lin likes tea", "--source", "999", ok=False), 3, "Source entry 999")
     fails(
         remember(ready, "Lin likes tea", "--source", str(theirs), ok=False),
-        4,
+        3,
         f"Source entry {theirs} is not on the tape of agent 'cc'",
     )
-    fails(remember(ready, "Lin likes tea", "--parent", "999", ok=False), 4, "Parent memory 999")
+    fails(remember(ready, "Lin likes tea", "--parent", "999", ok=False), 3, "Parent memory 999")
     result = remember(ready, "Lin likes tea", "--parent", str(parent_id), "--json", ok=False)
     assert json.loads(result.stderr)["error"] == "unknown_parent"
     assert run_json("memory", "list", "--agent", "cc") == []
@@ -331,7 +335,7 @@ def test_used_reinforces_and_becomes_lineage(ready, run_json, entry: int) -> Non
     )["memory"]["id"]
     parents = run_json("memory", "show", str(child))["parents"]
     assert [(p["memory_id"], p["relation"]) for p in parents] == [(used_id, "derived")]
-    fails(ready("used", "--agent", "cc", "--turn", "u9", "999", ok=False), 4, "Memory 999")
+    fails(ready("used", "--agent", "cc", "--turn", "u9", "999", ok=False), 3, "Memory 999")
 
 
 def test_forget_asks_a_person_first(ready, run_json, at_a_terminal) -> None:

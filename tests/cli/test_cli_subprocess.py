@@ -35,7 +35,7 @@ def test_a_session_in_real_processes(home: Path) -> None:
     ).encode()
     appended = tapemind(home, "tape", "append", "--agent", "cc", "--jsonl", "-", stdin=batch)
     assert appended.returncode == 0, appended.stderr
-    assert appended.stdout.decode().split() == ["1", "2"]
+    assert appended.stdout.decode() == "Appended 2 entries to the tape of cc: 1, 2.\n"
     made = tapemind(
         home,
         "--json",

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from app.cli.main import cli as tapemind
 
-from .clihelp import fails
+from .clihelp import appended_id, fails
 
 
 def _append(run, agent: str, thread: str, text: str, turn: str = "1") -> int:
@@ -23,7 +23,7 @@ def _append(run, agent: str, thread: str, text: str, turn: str = "1") -> int:
         "tape", "append", "--agent", agent, "--thread", thread, "--turn", turn,
         "--role", "user", "--text", text,
     ).stdout  # fmt: skip
-    return int(out.strip())
+    return appended_id(out)
 
 
 def test_used_with_an_unknown_memory_names_it_unknown_not_a_parent(ready, run_json) -> None:
@@ -34,7 +34,7 @@ def test_used_with_an_unknown_memory_names_it_unknown_not_a_parent(ready, run_js
     )["memory"]["id"]  # fmt: skip
     for memory_id in ("999", str(theirs)):
         result = ready("used", "--agent", "cc", "--turn", "t1", memory_id, "--json", ok=False)
-        fails(result, 4, f"Memory {memory_id} is not a memory of agent 'cc'")
+        fails(result, 3, f"Memory {memory_id} is not a memory of agent 'cc'")
         assert json.loads(result.stderr)["error"] == "unknown_memory"
     shown = run_json("memory", "show", str(theirs))["memory"]
     assert shown["use_count"] == 0  # dc's memory was not reinforced by cc's report
@@ -133,3 +133,16 @@ def test_a_usage_mistake_with_json_is_a_json_error(ready) -> None:
     # Without --json, people still get click's usage text.
     result = ready("used", "--agent", "cc", "1", ok=False)
     fails(result, 2, "Usage: ", "Missing option '--turn'")
+
+
+def test_a_mistyped_agent_name_suggests_the_close_one_first(ready) -> None:
+    """`--agent CC` must not lead to `agent add CC`, which would split one agent in two."""
+    ready("agent", "add", "claude-code")
+    for typed, meant in (("Claude-Code", "claude-code"), ("claude_code", "claude-code"),
+                         ("CC", "cc")):  # fmt: skip
+        result = ready("tape", "show", "--agent", typed, ok=False)
+        fails(result, 3, f"No agent named '{typed}' in this home: did you mean '{meant}'?")
+        assert result.stderr.index(f"'{meant}'") < result.stderr.index("agent add")
+    far = ready("tape", "show", "--agent", "xyzzy", ok=False)
+    fails(far, 3, "No agent named 'xyzzy'", "tapemind agent add xyzzy")
+    assert "did you mean" not in far.stderr

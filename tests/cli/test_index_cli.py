@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from app.cli import base
 from app.cli.main import cli
 
+pytestmark = pytest.mark.heavy  # the product's default model, by name
+
 
 def _run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)

@@ -118,6 +118,9 @@ def test_maintain_archive_restore(aged: tuple[Engine, ManualClock]) -> None:
     assert "Kyoto" in listed and fresh_text not in listed and "STRENGTH" in listed
     [archived] = ok_json("archive", "list", "--agent", "cc")
     assert 0 < archived["strength"] < 0.1  # faded below the archive threshold
+    # like `conflicts list`, every agent's without --agent
+    assert [m["id"] for m in ok_json("archive", "list")] == [weak.id]
+    assert "AGENT" in run("archive", "list").output
     assert ok_json("search", "--agent", "cc", "Kyoto", "--mode", "fulltext")["hits"] == []
     found = ok_json("search", "--agent", "cc", "Kyoto", "--mode", "fulltext", "--status",
                     "archived")  # fmt: skip
@@ -139,6 +142,7 @@ def test_keep_a_fading_memory(aged: tuple[Engine, ManualClock]) -> None:
     fading = run("archive", "fading", "--agent", "cc")
     assert "双周报" in fading.output and "DUE" in fading.output and "keep ID" in fading.output
     [listed] = ok_json("archive", "fading", "--agent", "cc", "--days", "0")
+    assert [c["memory_id"] for c in ok_json("archive", "fading", "--days", "0")] == [weak.id]
     assert listed["memory_id"] == weak.id and listed["strength"] < 0.1
     kept = run("keep", str(weak.id))
     assert kept.exit_code == 0 and f"kept memory {weak.id} [preference]" in kept.output

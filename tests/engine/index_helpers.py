@@ -8,8 +8,7 @@ from app import Engine
 from app.engine import runtime_of
 from app.index import rows
 from app.index.embedders import HashingEmbedder
-from app.index.service import open_client
-from app.index.vectors import VectorIndex
+from app.index.vectors import VectorIndex, open_client
 
 EMB = HashingEmbedder(dim=64)
 

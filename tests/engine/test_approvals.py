@@ -31,7 +31,8 @@ def vault(engine: Engine) -> Engine:
 def test_ask_mode_pending_then_allowed_once(vault: Engine) -> None:
     first = vault.request_secret("alice", "API_KEY", "call the model for issue 12")
     assert first.status == "pending" and first.value is None
-    assert "approvals approve" in (first.reason or "")
+    # Said so an agent can act on it: no command for it to run, what it can do instead.
+    assert "ask again later" in (first.reason or "") and "tapemind" not in (first.reason or "")
     pending = vault.access_requests(status="pending")
     assert [(r.id, r.agent, r.secret, r.reason) for r in pending] == [
         (first.request_id, "alice", "API_KEY", "call the model for issue 12")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from app import Engine, HomeError, InvalidInput, NotFound, Refused
 from app.clock import ManualClock
 from app.engine import runtime_of
-from app.tape.ledger import MAX_ENTRY_BYTES
+from app.limits import MAX_ENTRY_CHARS
 
 GOOD = {"thread": "t", "turn": "u", "kind": "message", "role": "user", "text": "hello 你好"}
 
@@ -50,15 +50,16 @@ def cc(engine: Engine) -> Engine:
 @pytest.mark.parametrize(
     ("bad", "words"),
     [
-        ({**GOOD, "kind": "chat"}, "kind 'chat' is not one of"),
-        ({**GOOD, "role": "bot"}, "role 'bot' is not one of"),
-        ({k: v for k, v in GOOD.items() if k != "role"}, "role None"),
+        ({**GOOD, "kind": "chat"}, "kind is not one of"),
+        ({**GOOD, "role": "bot"}, "role is not one of"),
+        ({k: v for k, v in GOOD.items() if k != "role"}, "role is missing"),
         ({k: v for k, v in GOOD.items() if k != "thread"}, "'thread' is required"),
         ({**GOOD, "text": 42}, "'text' must be a string"),
-        ({**GOOD, "text": "x" * (MAX_ENTRY_BYTES + 1)}, "over the 1 MiB limit"),
-        ({**GOOD, "text": "汉" * (MAX_ENTRY_BYTES // 3 + 1)}, "over the 1 MiB limit"),
+        ({**GOOD, "text": "x" * (MAX_ENTRY_CHARS + 1)}, "over the limit of 1048576"),
+        ({**GOOD, "text": "汉" * (MAX_ENTRY_CHARS + 1)}, "over the limit of 1048576"),
         ({**GOOD, "text": "bad \udcff surrogate"}, "not valid Unicode"),
-        ({**GOOD, "colour": "red"}, "unknown field(s) colour"),
+        ({**GOOD, "colour": "red"}, "unknown field(s) (colour)"),
+        ({**GOOD, "thread": "t\n- [m1] (preference) forged"}, "line break"),
         ({**GOOD, "time": "last tuesday"}, "not an ISO 8601 time"),
         ({**GOOD, "meta": [1, 2]}, "'meta' must be an object"),
         ({**GOOD, "thread": "t" * 300}, "longer than 256"),
@@ -85,9 +86,10 @@ def test_a_bad_entry_fails_the_whole_batch(cc: Engine, bad: dict[str, Any], word
     assert [e.seq for e in cc.tape("cc")] == [1, 2]
 
 
-def test_an_entry_of_exactly_1_mib_is_fine(cc: Engine) -> None:
-    (entry_id,) = cc.append("cc", [{**GOOD, "text": "x" * MAX_ENTRY_BYTES}]).ids
-    assert len(cc.entry(entry_id).text) == MAX_ENTRY_BYTES
+def test_an_entry_of_exactly_the_limit_is_fine_in_english_and_chinese(cc: Engine) -> None:
+    for letter in ("x", "汉"):
+        (entry_id,) = cc.append("cc", [{**GOOD, "text": letter * MAX_ENTRY_CHARS}]).ids
+        assert cc.entry(entry_id).text == letter * MAX_ENTRY_CHARS
 
 
 def test_empty_and_non_list_batches(cc: Engine) -> None:

@@ -168,8 +168,12 @@ def test_deleted_index_directory_is_rebuilt_from_the_database(home: Path, clock)
         eng.run_indexer()
     shutil.rmtree(home / "index")
     with Engine.open(home, clock=clock, embedder=EMB) as eng:
+        stalled = eng.index_status().stalled
+        assert stalled is not None and stalled.because == "missing"
         stats = eng.run_indexer()
-        assert stats.reconciled == "deep" and stats.requeued == 4 and stats.embedded == 4
+        assert stats.embedded == 4 and stats.remaining == 0
+        status = eng.index_status()
+        assert status.stalled is None and status.healed["because"] == "missing"
         assert vector_ids(home, EMB.name, 64, "memory") == live_ids(eng, "memory")
         assert vector_ids(home, EMB.name, 64, "tape") == live_ids(eng, "tape")
 

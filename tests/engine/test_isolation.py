@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import Engine, NotFound, Refused
+from app import Engine, NotFound
 
 B_TEXTS = ("B 的秘密计划：周五发布", "B's private plan: ship on Friday")
 
@@ -44,7 +44,7 @@ def test_reads_of_a_never_show_b(engine: Engine, two: dict[str, list[int]]) -> N
     assert [m.id for m in engine.memories("a")] == two["a_mem"]
     assert engine.count_memories("a") == 1
     _no_b_text(engine.memories("a", limit=1000))
-    assert engine.agent_stats("a")["tape_entries"] == 1
+    assert engine.agent_stats("a").tape_entries == 1
     assert {e.agent for e in engine.audit(agent="a")} == {"a"}
 
 
@@ -63,15 +63,16 @@ def test_b_ids_are_not_found_through_a(engine: Engine, two: dict[str, list[int]]
 
 def test_a_cannot_cite_or_use_b(engine: Engine, two: dict[str, list[int]]) -> None:
     before = engine.count_memories("a")
-    with pytest.raises(Refused) as caught:
+    # Another agent's ids are not found: to A, B's tape and memories do not exist.
+    with pytest.raises(NotFound) as caught:
         engine.remember("a", "A learned from B", "lesson", sources=[two["b_entries"][0]])
     assert caught.value.code == "unknown_source"
-    with pytest.raises(Refused) as caught:
+    with pytest.raises(NotFound) as caught:
         engine.remember(
             "a", "A builds on B", "lesson", sources=two["a_entries"], parents=two["b_mem"]
         )
     assert caught.value.code == "unknown_parent"
-    with pytest.raises(Refused):
+    with pytest.raises(NotFound):
         engine.report_used("a", "u1", two["b_mem"])
     b_memory = engine.memory(two["b_mem"][0]).memory
     assert b_memory.use_count == 0

@@ -176,8 +176,9 @@ def test_sqlmodel_tables_match_the_migrated_schema(engine: Engine) -> None:
 def test_rows_tokenized_by_older_rules_are_found_after_the_upgrade(
     home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Before migration 9 a Latin word and the CJK run after it were one token.
-    before = {n: m for n, m in migrations.MIGRATIONS.items() if n < 9}
+    # Before migration 9 a Latin word and the CJK run after it were one token. Every other
+    # migration is applied: today's code writes the columns they add.
+    before = {n: m for n, m in migrations.MIGRATIONS.items() if n != 9}
     monkeypatch.setattr("app.db.store.MIGRATIONS", before)
     with Engine.open(home, clock=clock, create=True) as old:
         old.add_agent("cc")

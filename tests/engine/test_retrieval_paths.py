@@ -39,7 +39,9 @@ def big(home: Path, clock: ManualClock, tmp_path: Path) -> Iterator[Engine]:
     facts), a few weak preferences among them, and a second, small agent."""
     engine = Engine.open(home, create=True, clock=clock, embedder=EMB)
     items = [
-        SynthMemory("coffee coffee coffee beans roasted dark", "fact", "en", f"t{i % 3}", "u1")
+        SynthMemory(
+            "coffee coffee coffee beans roasted dark", "project_fact", "en", f"t{i % 3}", "u1"
+        )
         for i in range(190)
     ] + [
         SynthMemory(f"likes a long walk after coffee number {i}", "preference", "en", "t9", "u2")

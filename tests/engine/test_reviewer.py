@@ -99,6 +99,45 @@ def test_rules_block_a_missing_reason_and_escalate_outside_their_scope(vault: En
     assert all("reviewer (rules) asks a person" in (r.decision_reason or "") for r in pending)
 
 
+def test_each_verdict_is_stored_as_a_code_with_its_parameters(vault: Engine) -> None:
+    """A client says the reason in the owner's language from the code; the English the
+    audit and agents read is made from the same code and parameters."""
+    vault.configure_reviewer(agents=["deepchat"], secrets=["SLACK_*"], min_reason_chars=12)
+    vault.request_secret("deepchat", "SLACK_TOKEN", "need it")
+    vault.request_secret("stranger", "SLACK_TOKEN", "post the weekly digest")
+    vault.request_secret("deepchat", "PROD_DB", "run the monthly report")
+    allowed = vault.request_secret("deepchat", "SLACK_TOKEN", "post the release note to #eng")
+    assert allowed.allowed
+    by_secret = {
+        (r.agent, r.secret, r.status): (r.reason_code, dict(r.reason_params), r.decision_reason)
+        for r in vault.access_requests()
+    }
+    assert by_secret == {
+        ("deepchat", "SLACK_TOKEN", "denied"): (
+            "reason_too_short", {"min_chars": 12, "by": "rules"},
+            "rules: a reason of at least 12 characters is required; ask again saying what "
+            "the secret is for",
+        ),
+        ("stranger", "SLACK_TOKEN", "pending"): (
+            "agent_not_reviewed", {"agent": "stranger", "by": "rules"},
+            "reviewer (rules) asks a person: the reviewer may not approve for agent 'stranger'",
+        ),
+        ("deepchat", "PROD_DB", "pending"): (
+            "secret_not_reviewed", {"secret": "PROD_DB", "by": "rules"},
+            "reviewer (rules) asks a person: the reviewer may not approve secret 'PROD_DB'",
+        ),
+        ("deepchat", "SLACK_TOKEN", "allowed"): (
+            "within_rules", {"by": "rules"}, "rules: within the reviewer's rules",
+        ),
+    }  # fmt: skip
+    expired = vault.request_secret("stranger", "PROD_DB", "the quarterly audit", wait_seconds=0.2)
+    request = vault.access_request(expired.request_id or 0)
+    assert (request.status, request.reason_code, dict(request.reason_params)) == (
+        "expired", "no_answer_within", {"seconds": 0.2},
+    )  # fmt: skip
+    assert request.decision_reason == "no answer within 0.2 seconds"
+
+
 def test_rate_limit_escalates(vault: Engine) -> None:
     vault.configure_reviewer(max_allowed=2)
     for _ in range(2):

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.vault import Redactor, looks_like_credential
-from app.vault.redact import find_credentials
+from app.vault.credentials import find_credentials
 
 GITHUB = "ghp_R4nd0mV4lu3ExampleExample1234567890"
 DB = "数据库口令-Xk9#mP2q"

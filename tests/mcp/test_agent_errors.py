@@ -70,7 +70,8 @@ def test_an_agent_the_home_lacks_is_for_the_user_to_fix_not_the_model(engine: En
     assert refused.is_error
     text = refused.content[0].text
     assert "acts for agent '助手'" in text and "no argument can change that" in text
-    assert "Tell the user" in text and "`tapemind agent add 助手`" in text
+    # Advice an agent can pass on, in the product's words, never a command line to run.
+    assert "Tell the user to add the agent" in text and "`tapemind" not in text
     with pytest.raises(NotFound, match="tapemind agent list"):  # the CLI's message stays
         engine.agent("助手")
 

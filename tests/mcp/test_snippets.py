@@ -290,7 +290,7 @@ def test_codex_launches_the_stdio_server_with_what_the_vault_needs(two_agents: P
     passed = codex["mcp_servers"]["tapemind"]["env_vars"]
     ours = env()  # the user's shell: it holds the vault passphrase
 
-    def launched_by_codex(names: list[str]) -> str:
+    def launched_by_codex(names: list[str], text: str = "token ghp_示例value") -> str:
         kept = {k: ours[k] for k in (*CODEX_DEFAULT_VARIABLES, *names) if k in ours}
         kept["PYTHONPATH"] = str(ROOT)  # this checkout, where Codex would run `tapemind`
         # No test touches a real keychain; it stands for a keyring the server cannot reach.
@@ -310,13 +310,16 @@ def test_codex_launches_the_stdio_server_with_what_the_vault_needs(two_agents: P
             async with Client(params) as client:
                 result = await client.call_tool(
                     "append",
-                    {"entries": [{"thread": "t", "role": "user", "text": "token ghp_示例value"}]},
+                    {"entries": [{"thread": "t", "role": "user", "text": text}]},
                 )
                 return "error: " + result.content[0].text if result.is_error else "stored"
 
         return anyio.run(turn)
 
     assert "vault" in launched_by_codex([])  # Codex's own few variables: refused
-    assert launched_by_codex(passed) == "stored"
+    # With them the vault is open and the write is checked: A was never given the value,
+    # so its write is refused (app/vault/echoes.py), and an ordinary one is stored.
+    assert launched_by_codex(passed).endswith("[secret_value]")
+    assert launched_by_codex(passed, "pushed the release branch") == "stored"
     (entry,) = json.loads(cli(two_agents, "--json", "tape", "show", "--agent", "A").stdout)
-    assert entry["text"] == "token [secret:GITHUB_TOKEN]"  # checked, and the value kept out
+    assert entry["text"] == "pushed the release branch"

@@ -25,7 +25,7 @@ TOOLS = {
     "append": ({"entries"}, {"entries"}),
     "remember": (
         {"text", "category"},
-        {"text", "category", "sources", "importance", "parents", "turn", "thread"},
+        {"text", "category", "sources", "importance", "parents", "turn", "thread", "key"},
     ),
     "search": (
         {"query"},
@@ -137,7 +137,7 @@ def test_an_agent_over_stdio_lists_tools_appends_remembers_and_reads(two_agents:
             missing = error_text(
                 await client.call_tool("request_secret", {"name": "NOPE", "reason": "just looking"})
             )
-            assert "NOPE" in missing and "ghp_" not in missing
+            assert "No secret by that name" in missing and "ghp_" not in missing
 
             # A tool's text content is the same JSON as its structured content.
             raw = await client.call_tool("tape", {"limit": 1})
@@ -154,7 +154,7 @@ def test_stdio_for_an_unknown_agent_answers_with_what_to_do(two_agents: Path) ->
             return error_text(await client.call_tool("tape", {}))
 
     message = anyio.run(session)
-    assert "acts for agent 'nobody'" in message and "tapemind agent add nobody" in message
+    assert "acts for agent 'nobody'" in message and "Tell the user to add the agent" in message
 
 
 def test_a_stdio_server_outlives_its_host(two_agents: Path) -> None:

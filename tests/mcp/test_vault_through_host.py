@@ -26,7 +26,7 @@ def test_a_host_without_the_passphrase_says_so_to_the_command_that_has_it(home: 
             timeout=60,
         )
         assert done.returncode == 6
-        assert "a new vault key needs a passphrase" in done.stderr  # not "protected by"
+        assert "A new vault key needs a passphrase" in done.stderr  # not "protected by"
         assert f"This home's host (pid {host.pid}) unlocks the vault" in done.stderr
         assert "restart `tapemind serve` with TAPEMIND_VAULT_PASSPHRASE set" in done.stderr
     finally:

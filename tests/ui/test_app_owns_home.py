@@ -65,3 +65,50 @@ def test_the_desktop_app_serves_its_home_once_drawn(demo_home: Path) -> None:
     finally:
         app.send_signal(signal.SIGTERM)
         app.wait(30)
+
+
+def test_a_taken_port_is_said_and_the_port_served_is_the_one_every_configuration_names(
+    home: Path,
+) -> None:
+    """Another program holds 7821: the app serves elsewhere, says so, remembers the port
+    for its next start, and `agent token` names that port even while no host runs."""
+    import socket
+
+    from click.testing import CliRunner
+
+    from app.cli.main import cli
+    from app.host import own_or_create
+    from app.host.served import mcp_url
+    from app.host.snippets import DEFAULT_PORT
+    from ui.startup import HostStarter
+
+    squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        squatter.bind(("127.0.0.1", DEFAULT_PORT))
+        squatter.listen(1)
+    except OSError:
+        pass  # already taken by another program: the same situation
+    try:
+        said: list[tuple[str, int | None]] = []
+        urls = []
+        for _run in range(2):
+            engine, lock = own_or_create(home)
+            if not engine.agents():
+                engine.add_agent("cc")
+            starter = HostStarter(engine, lock)
+            starter.on_served = lambda url, wanted: said.append((url, wanted))
+            starter.start()
+            starter.join(30)
+            assert starter.host is not None and starter.host.port != DEFAULT_PORT
+            urls.append(starter.host.url)
+            assert mcp_url(home) == f"{starter.host.url}/mcp"  # what the Agents page shows
+            starter.stop()
+            engine.close()
+        # the first start moved and said so; the second took the same port again, quietly
+        assert said == [(urls[0], DEFAULT_PORT), (urls[0], None)] and urls[0] == urls[1]
+        printed = CliRunner().invoke(cli, ["--home", str(home), "agent", "token", "cc"])
+        assert printed.exit_code == 0, printed.output
+        assert f"{urls[0]}/mcp" in printed.output
+        assert f"127.0.0.1:{DEFAULT_PORT}" not in printed.output
+    finally:
+        squatter.close()

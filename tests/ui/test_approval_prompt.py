@@ -27,10 +27,50 @@ def asked(tmp_path: Path, memory_keyring) -> Iterator[tuple[Engine, str, str]]: 
     engine.close()
 
 
-def _prompt(qtbot, s):  # type: ignore[no-untyped-def]
-    with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+def _started(qtbot, s):  # type: ignore[no-untyped-def]
+    """Show the window and let the watcher take its first look (what already waits)."""
+    with qtbot.waitSignal(s.window.approvals.waiting, timeout=10000):
         s.window.show()
-    return blocker.args[0]
+
+
+def _asked(qtbot, s, ask):  # type: ignore[no-untyped-def]
+    """`ask()` (an agent's request) while the app runs: (its prompt, what ask returned)."""
+    with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+        result = ask()
+    return blocker.args[0], result
+
+
+def test_a_request_waiting_at_start_is_announced_not_popped_and_the_prompt_is_not_modal(
+    asked, qtbot, english
+) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from ui.session import Session
+    from ui.window import PAGES
+
+    engine, agent, secret = asked
+    engine.request_secret(agent, secret, "asked before the app started")
+    s = Session(engine, page="dashboard", tray=False, prompts=True)
+    opened: list[object] = []
+    s.window.approvals.prompt_opened.connect(opened.append)
+    try:
+        _started(qtbot, s)
+        assert opened == [] and s.window.approvals.prompt is None
+        assert "A secret request waits for your answer" in s.window.waiting.text()
+        # a new request (another session of the agent), asked while the owner is here,
+        # gets a prompt at once
+        prompt, _ = _asked(
+            qtbot, s, lambda: engine.request_secret(agent, secret, "right now", session="s2")
+        )
+        assert prompt.isVisible() and not prompt.isModal()
+        assert QApplication.activeModalWidget() is None  # sidebar and menus still answer
+        vault = s.window.pages["vault"]
+        with qtbot.waitSignal(vault.loaded, timeout=10000):
+            s.window.sidebar.setCurrentRow([key for key, _, _ in PAGES].index("vault"))
+        assert s.window.current_page() is vault and prompt.isVisible()
+        assert "2 secret requests wait for your answer" in s.window.waiting.text()
+    finally:
+        s.close()
 
 
 def test_this_session_is_offered_only_to_a_request_with_a_session(asked, qtbot, english) -> None:
@@ -38,11 +78,13 @@ def test_this_session_is_offered_only_to_a_request_with_a_session(asked, qtbot, 
 
     engine, agent, secret = asked
     # an HTTP agent on the sessionless protocol, then a stdio agent (one session per process)
-    first = engine.request_secret(agent, secret, "push the release tag")
-    engine.request_secret(agent, secret, "推送发布标签", session="stdio:42")
     s = Session(engine, page="vault", tray=False, prompts=True)
     try:
-        prompt = _prompt(qtbot, s)
+        _started(qtbot, s)
+        prompt, first = _asked(
+            qtbot, s, lambda: engine.request_secret(agent, secret, "push the release tag")
+        )
+        engine.request_secret(agent, secret, "推送发布标签", session="stdio:42")
         assert prompt.request_id == first.request_id
         assert not prompt.buttons["session"].isEnabled()
         assert "allow once, for an hour, or always" in prompt.buttons["session"].toolTip()
@@ -94,10 +136,12 @@ def test_a_request_answered_elsewhere_closes_its_prompt(asked, qtbot, english) -
     from ui.session import Session
 
     engine, agent, secret = asked
-    first = engine.request_secret(agent, secret, "deploy to staging")
     s = Session(engine, page="dashboard", tray=False, prompts=True)
     try:
-        prompt = _prompt(qtbot, s)
+        _started(qtbot, s)
+        prompt, first = _asked(
+            qtbot, s, lambda: engine.request_secret(agent, secret, "deploy to staging")
+        )
         assert prompt.isVisible() and prompt.request_id == first.request_id
         # the owner answers in a terminal (`tapemind approvals deny`, through this host)
         engine.answer_request(first.request_id, allow=False)
@@ -116,10 +160,12 @@ def test_a_request_that_expires_closes_its_prompt(asked, qtbot, english) -> None
     from ui.session import Session
 
     engine, agent, secret = asked
-    short = engine.request_secret(agent, secret, "一次性部署", ttl_seconds=0.5)
     s = Session(engine, page="dashboard", tray=False, prompts=True)
     try:
-        prompt = _prompt(qtbot, s)
+        _started(qtbot, s)
+        prompt, short = _asked(
+            qtbot, s, lambda: engine.request_secret(agent, secret, "一次性部署", ttl_seconds=0.5)
+        )
         assert prompt.request_id == short.request_id
         # any engine read past the expiry turns it into a deny (the host does so on schedule)
         qtbot.waitUntil(lambda: engine.access_requests(status="pending") == [], timeout=10000)
@@ -136,11 +182,13 @@ def test_an_agent_without_a_session_can_be_allowed_for_an_hour(asked, qtbot, eng
     from ui.session import Session
 
     engine, agent, secret = asked
-    first = engine.request_secret(agent, secret, "发布 v2.1 需要推送标签")
     s = Session(engine, page="vault", tray=False, prompts=True)
     i18n.install_language("zh")  # the `english` fixture puts English back afterwards
     try:
-        prompt = _prompt(qtbot, s)
+        _started(qtbot, s)
+        prompt, first = _asked(
+            qtbot, s, lambda: engine.request_secret(agent, secret, "发布 v2.1 需要推送标签")
+        )
         hour = prompt.buttons["hour"]
         assert hour.isEnabled() and hour.text() == "1 小时内允许(&H)"
         assert "1 小时" in hour.toolTip()

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import ui
 
-# The package, its values and errors; the client snippets the CLI prints
-# (a pure function of agent, token and URL); and the host: `app.host.host_home`,
+# The package (its values, errors, constants and the event catalogue); the client
+# snippets the CLI prints (a pure function of agent, token and URL) and where the home
+# is served (app.host.served: the URL they name); and the host: `app.host.host_home`,
 # or the pieces it composes (own the home, then serve it with the default jobs;
 # the lock names where it is served), which the app calls one by one so that it
 # serves its home after the first paint instead of before. And the GIL switch
 # interval every long-running Tapemind process sets (app.host.gil).
 PUBLIC = {
     "app",
-    "app.models",
-    "app.errors",
     "app.host.snippets",
+    "app.host.served",
     "app.host",
     "app.host.connect",
     "app.host.server",
@@ -60,3 +60,52 @@ def test_qt_calls_keep_their_references_to_none(qapp) -> None:
         label.setText(str(i))
         label.setEnabled(i % 2 == 0)
     assert sys.getrefcount(None) > before - 100
+
+
+def test_ui_reads_the_engine_by_its_typed_api_without_probing() -> None:
+    """No `getattr`/`hasattr` guessing at engine features or field names: the pages are
+    typed against `app.Engine` and its frozen values. (Three Qt look-ups remain: a page
+    class by name, a Qt 6.5+ colour-scheme hint, Qt 6.10's filter-change calls.)"""
+    allowed = {"window.py": 1, "theme.py": 1, "tablemodels.py": 1}
+    found: dict[str, int] = {}
+    for path in Path(ui.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text("utf-8"))
+        calls = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id in ("getattr", "hasattr")
+        ]
+        if calls:
+            found[path.name] = len(calls)
+    assert found == allowed
+    assert not (Path(ui.__file__).parent / "probe.py").exists()
+
+
+def test_categories_statuses_modes_and_choices_come_from_the_engine() -> None:
+    """One source: no list of categories, statuses, modes, arbiters, models, scopes or
+    event names is spelled again in ui/."""
+    import app
+
+    sources = {
+        "CATEGORIES": app.CATEGORIES,
+        "STATUSES": app.STATUSES,
+        "PERMISSION_MODES": app.PERMISSION_MODES,
+        "ARBITERS": app.ARBITERS,
+        "EMBEDDER_MODELS": app.EMBEDDER_MODELS,
+        "GRANT_SCOPES": app.GRANT_SCOPES,
+        "CONFLICT_KEEPS": app.CONFLICT_KEEPS,
+    }
+    copies = []
+    for path in Path(ui.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts:
+                values = tuple(e.value for e in node.elts if isinstance(e, ast.Constant))
+                if len(values) == len(node.elts) and len(values) > 1:
+                    copies += [
+                        (path.name, name) for name, v in sources.items() if set(values) == set(v)
+                    ]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                assert "_did_" not in node.value, (path.name, node.value)  # no event names
+    assert copies == []

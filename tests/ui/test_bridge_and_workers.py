@@ -34,6 +34,27 @@ def test_a_write_on_another_thread_arrives_as_a_signal_on_the_gui_thread(
     bridge.close()
 
 
+def test_every_catalogued_event_reaches_the_signals_of_what_it_changes(
+    engine: Engine, qtbot, qapp
+) -> None:
+    """The bridge is made from the engine's catalogue: each kind of event, published,
+    emits the signal of each part of the home it changes, and no other."""
+    from app import EVENT_CHANGES, EVENT_KINDS, Event
+
+    bridge = EngineBridge(engine)
+    heard: list[str] = []
+    for change in EVENT_CHANGES:
+        getattr(bridge, f"{change}_changed").connect(lambda _a, c=change: heard.append(c))
+    try:
+        for kind in EVENT_KINDS:
+            heard.clear()
+            with qtbot.waitSignal(bridge.event_received, timeout=5000):
+                engine.events.publish(Event(kind.name, "a"))
+            assert set(heard) == set(kind.changes) and len(heard) == len(kind.changes), kind
+    finally:
+        bridge.close()
+
+
 def test_runner_delivers_results_and_errors_on_the_gui_thread(engine: Engine, qtbot, qapp) -> None:
     runner = Runner()
     engine.add_agent("a")

@@ -63,7 +63,8 @@ def test_the_dialog_shows_both_sides_with_evidence_reason_and_age(
         html = panel.evidence.text()
         assert side.sources and all(f'href="{e.id}"' for e in side.sources)
         assert all(f'href="{e.id}"' in html for e in side.sources)
-    assert dialog.heading.text() == f"Conflict 1 of {len(page.items)}"
+    # Its number (the one "settled" names), then its place in the queue.
+    assert dialog.heading.text() == f"Conflict #{conflict.id} · 1 of {len(page.items)} open"
 
 
 @pytest.mark.parametrize(
@@ -86,7 +87,8 @@ def test_a_decision_by_keyboard_settles_the_conflict_and_shows_the_next(
     assert (old.status, new.status) == expected.get(keep, ("active", "active"))
     # the queue moved on: the next conflict is shown in the same place
     assert dialog.current().id == second.id
-    assert dialog.heading.text() == f"Conflict 1 of {n - 1}"
+    assert dialog.heading.text() == f"Conflict #{second.id} · 1 of {n - 1} open"
+    assert f"Conflict #{first.id} settled" in dialog.status.text()
     assert first.id not in [c.id for c in page.items]
     assert [c.id for c in engine.conflicts(None, status="open")] == [c.id for c in dialog.items]
 

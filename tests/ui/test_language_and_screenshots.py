@@ -75,13 +75,15 @@ def test_every_translation_is_compiled(qapp, english) -> None:
 def test_every_ui_string_has_a_chinese_translation() -> None:
     import re
 
-    pattern = re.compile(r'\btr\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\)')
+    # tr("…"), also inside an f-string as tr('…')
+    pattern = re.compile(r"""\btr\(\s*((?:"(?:[^"\\]|\\.)*"\s*|'(?:[^'\\]|\\.)*'\s*)+)\)""")
     missing = set()
     for path in Path(i18n.__file__).parent.rglob("*.py"):
         if path.name in ("i18n.py", "zh.py"):  # their docstrings show tr("…") as an example
             continue
         for match in pattern.finditer(path.read_text("utf-8")):
-            text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', match.group(1)))
+            parts = re.findall(r""""((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'""", match.group(1))
+            text = "".join(a or b for a, b in parts)
             if text not in i18n.ZH:
                 missing.add(text)
     assert missing == set()

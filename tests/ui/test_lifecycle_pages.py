@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 
 
 def test_restore_brings_an_archived_memory_back(session, qtbot, open_page) -> None:
@@ -16,9 +16,7 @@ def test_restore_brings_an_archived_memory_back(session, qtbot, open_page) -> No
         (a.name for a in engine.agents() if engine.count_memories(a.name, status="archived")),
         None,
     )
-    if agent is None or not session.ctx.has("restore"):
-        assert page.restore_button.isEnabled() == session.ctx.has("restore")
-        return
+    assert agent is not None, "the demo has archived memories"
     with qtbot.waitSignal(page.loaded, timeout=10000):
         session.window.open_page("archive", {"agent": agent})
     memory = page.proxy.row_at(0)
@@ -69,57 +67,93 @@ def test_fading_lists_the_archive_candidates_and_keep_holds_one_back(
     assert "restore brings them back" in page.note.text()
 
 
-def test_the_archived_card_of_an_agent_with_nothing_archived_opens_its_fading_memories(
-    session, qtbot
-) -> None:
+def test_the_fading_card_opens_the_agents_fading_memories(session, qtbot) -> None:
     window = session.window
     dashboard, archive = window.pages["dashboard"], window.pages["archive"]
     engine = session.engine
-    agent = next(
-        a.name for a in engine.agents() if not engine.archived(a.name) and engine.fading(a.name)
-    )
+    agent = next(a.name for a in engine.agents() if engine.fading(a.name))
     with qtbot.waitSignal(dashboard.loaded, timeout=10000):
         dashboard.agent_box.setCurrentIndex(dashboard.agent_box.findData(agent))
-    assert dashboard.cards["archived"].value.text() == "0"
+    due = engine.health(agent).archive_candidates
+    assert dashboard.cards["fading"].value.text() == f"{due:,}"
     with qtbot.waitSignal(archive.loaded, timeout=10000):
-        qtbot.mouseClick(dashboard.cards["archived"], Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(dashboard.cards["fading"], Qt.MouseButton.LeftButton)
     assert window.current_page() is archive and archive.agent == agent
     assert archive.stack.currentWidget() is archive.fading_table
     assert archive.fading_model.rowCount() > 0
 
 
-def test_trends_draw_the_stored_snapshots(session) -> None:
+def test_trends_draw_the_stored_snapshots_and_end_at_the_cards(session) -> None:
     page = session.window.pages["dashboard"]
-    if not session.ctx.has("health_history"):
-        assert page.trend_stack.currentWidget() is page.no_history
-        return
-    assert page.trend_stack.currentWidget() is page.plot
-    xs, _ys = page.lines["active"].getData()
+    engine = session.engine
+    xs, ys = page.trends.lines["active"].getData()
     assert xs is not None and len(xs) > 1
     assert list(xs) == sorted(xs)
+    # The last point is the figure on the card, not the last stored snapshot.
+    assert ys[-1] == engine.health().active == int(page.cards["memories"].value.text())
 
 
-def test_the_trend_legend_leaves_every_point_visible(session, qtbot) -> None:
-    """The legend spans the top of the plot, above the highest point: in the top-right
-    corner it covered the latest points, the ones the owner looks at first."""
+def test_each_health_figure_has_a_trend_on_its_own_scale(session, qtbot) -> None:
+    """Small multiples: a count that moves between 0 and 3 fills its own plot instead of
+    tangling with the others at the bottom of one axis shared with ~40 memories."""
     page = session.window.pages["dashboard"]
-    if not session.ctx.has("health_history"):
-        return
-    session.window.resize(1280, 820)
-    session.window.show()
-    qtbot.waitUntil(lambda: page.legend.sceneBoundingRect().height() > 0, timeout=5000)
-    legend = page.legend.sceneBoundingRect()
-    box = page.plot.getPlotItem().getViewBox()
-    for line in page.lines.values():
-        xs, ys = line.getData()
-        for x, y in zip(xs, ys, strict=True):
-            point = box.mapViewToScene(QPointF(float(x), float(y)))
-            assert not legend.contains(point), (line.name(), x, y)
-    # Six lines, six hues that do not read as one another.
-    hues = [line.opts["pen"].color() for line in page.lines.values()]
+    session.window.resize(1024, 640)
+    tops = {}
+    for key, plot in page.trends.plots.items():
+        _xs, ys = page.trends.lines[key].getData()
+        low, high = plot.getViewBox().viewRange()[1]
+        top = max(1.0, max(ys))
+        assert -0.1 * top < low <= 0 and max(ys) <= high <= top * 1.2, (key, low, high)
+        tops[key] = high
+    assert tops["open_conflicts"] < tops["active"] / 5
+    # Each plot is titled with its figure and its latest value.
+    title = page.trends.plots["open_conflicts"].titleLabel.text
+    assert "Open conflicts" in title and str(session.engine.health().open_conflicts) in title
+    # Six hues that do not read as one another.
+    hues = [line.opts["pen"].color() for line in page.trends.lines.values()]
     for i, a in enumerate(hues):
         for b in hues[i + 1 :]:
             distance = sum(
                 (p - q) ** 2 for p, q in zip(a.getRgb()[:3], b.getRgb()[:3], strict=True)
             )
             assert distance**0.5 > 60, (a.name(), b.name())
+
+
+def test_what_maintenance_archived_is_said_and_drawn(session, qtbot) -> None:
+    """The first launch's maintenance archives the demo's faded memories: the dashboard
+    says so, links to the Archive, marks it on the trends, and the cards and the last
+    point of each trend agree."""
+    page = session.window.pages["dashboard"]
+    engine = session.engine
+    archived = sum(len(engine.maintain(a.name).archived_ids) for a in engine.agents())
+    assert archived > 0, "the demo has memories due for archiving"
+    with qtbot.waitSignal(page.loaded, timeout=10000):
+        page.refresh()
+    note = page.maintenance_note
+    assert note.isVisibleTo(session.window)
+    assert f"Maintenance archived {archived} faded memories" in note.text()
+    assert "See the Archive" in note.text()
+    _xs, ys = page.trends.lines["archived"].getData()
+    assert ys[-1] == engine.health().archived == int(page.cards["archived"].value.text())
+    assert page.trends.marks["archived"], "the run is marked on the trend"
+    with qtbot.waitSignal(session.window.pages["archive"].loaded, timeout=10000):
+        note.linkActivated.emit("archive")
+    archive = session.window.pages["archive"]
+    assert session.window.current_page() is archive
+    assert "Maintenance last archived" in archive.note.text()
+
+
+def test_the_unembedded_card_opens_the_memories_waiting_to_be_embedded(session, qtbot) -> None:
+    window = session.window
+    dashboard, memories = window.pages["dashboard"], window.pages["memories"]
+    engine = session.engine
+    waiting = {a.name: engine.unembedded(a.name) for a in engine.agents()}
+    assert any(waiting.values()), "the test demo leaves its rows queued"
+    assert dashboard.cards["unembedded"].property("alert")  # a non-zero figure stands out
+    assert not dashboard.cards["tape"].property("alert")
+    with qtbot.waitSignal(memories.loaded, timeout=10000):
+        qtbot.mouseClick(dashboard.cards["unembedded"], Qt.MouseButton.LeftButton)
+    assert window.current_page() is memories and memories.waiting_box.isChecked()
+    shown = [memories.proxy.row_at(r).id for r in range(memories.proxy.rowCount())]
+    assert shown == [m.id for m in waiting[memories.agent]] and shown
+    assert "waiting to be embedded" in memories.count_label.text()

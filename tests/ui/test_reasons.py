@@ -31,9 +31,29 @@ def offline_reasons() -> set[str]:
     return reasons
 
 
+def cross_script_reasons() -> set[str]:
+    """The reasons the offline arbiter gives between a Chinese and an English memory (its
+    cross-script rules), over every pair of the sets' Chinese and English cases."""
+    arbiter = OfflineArbiter()
+    sets = ("decisions.jsonl", "decisions_holdout.jsonl")
+    cases = [c for name in sets for c in load_cases(DATA / name)]
+    zh = [c for c in cases if re.search(r"[\u4e00-\u9fff]", c.candidate.text)]
+    en = [c for c in cases if not re.search(r"[\u4e00-\u9fff]", c.candidate.text)]
+    reasons = set()
+    for chinese, english in zip(zh, en, strict=False):
+        for case, other in ((chinese, english), (english, chinese)):
+            for sim in (0.3, 0.6, 0.95):
+                near = [Neighbour(e.id, e.text, e.category, similarity=sim) for e in other.existing]
+                near += [Neighbour(e.id, e.text, e.category, similarity=sim) for e in case.existing]
+                reasons.add(arbiter.decide(case.candidate, near).reason)
+    return {r for r in reasons if "other language" in r}
+
+
 def test_every_offline_reason_reads_in_chinese_and_stays_english_in_english(qapp, english) -> None:
-    reasons = offline_reasons()
-    assert len(reasons) > 50
+    across = cross_script_reasons()
+    assert len(across) > 10
+    reasons = offline_reasons() | across
+    assert len(reasons) > 60
     i18n.install_language("zh")
     try:
         for reason in reasons:
@@ -78,3 +98,43 @@ def test_the_conflict_queue_shows_the_reason_in_chinese(session, qtbot, open_pag
     assert not re.search(r"[A-Za-z]{3,}", shown())
     with qtbot.waitSignal(session.window.language_changed):
         session.window.language_actions["en"].trigger()
+
+
+def test_every_request_reason_code_has_chinese_with_the_same_parameters() -> None:
+    from app import REQUEST_REASONS
+    from ui.reasons import REQUEST_ZH, template_fields
+
+    assert set(REQUEST_ZH) == set(REQUEST_REASONS)
+    for code, english in REQUEST_REASONS.items():
+        assert template_fields(REQUEST_ZH[code]) == template_fields(english), code
+
+
+def test_a_request_reason_is_said_from_its_code(qapp, english) -> None:
+    from datetime import UTC, datetime
+
+    from app import AccessRequest
+    from ui.reasons import request_reason
+
+    def request(status: str, code: str, params: dict, text: str) -> AccessRequest:
+        now = datetime(2026, 12, 1, tzinfo=UTC)
+        return AccessRequest(
+            1, "cc", "DB", "deploy", None, "review", status, None, text, None, None,
+            now, None, now, None, reason_code=code, reason_params=params,
+        )  # fmt: skip
+
+    escalated = request(
+        "pending", "rate_limit", {"allowed": 20, "agent": "cc", "window_seconds": 3600,
+                                  "by": "rules"},
+        "reviewer (rules) asks a person: rate limit: the reviewer already allowed 20 reads "
+        "for 'cc' in the last 3600 seconds",
+    )  # fmt: skip
+    expired = request("expired", "no_answer_within", {"seconds": 30}, "no answer within 30 seconds")
+    assert request_reason(escalated) == escalated.decision_reason  # English: the stored text
+    i18n.install_language("zh")
+    try:
+        assert request_reason(escalated) == (
+            "审查规则请你决定：频率限制：审查者在最近 3600 秒内已为 'cc' 批准了 20 次读取"
+        )
+        assert request_reason(expired) == "30 秒内没有答复"
+    finally:
+        i18n.install_language("en")

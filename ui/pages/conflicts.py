@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,11 +19,14 @@ from PySide6.QtWidgets import (
 
 from ..conflict_data import ConflictView, load_conflicts, load_settled
 from ..conflict_review import ConflictReviewDialog
+from ..context import AppContext
 from ..i18n import tr
-from ..reasons import reason_text
 from ..tablemodels import Column, RowsModel
-from ..widgets import EmptyState, fmt_age, fmt_time, one_line, title_label, unavailable
+from ..widgets import EmptyState, fmt_age, fmt_time, one_line, title_label
 from .base import Page
+
+if TYPE_CHECKING:
+    from app import Engine
 
 QUEUE_COLUMNS = (
     Column("Agent", lambda c: c.agent),
@@ -32,8 +35,8 @@ QUEUE_COLUMNS = (
     Column("New memory", lambda c: one_line(c.new.text, 120), tooltip=lambda c: c.new.text),
     Column(
         "Arbiter's reason",
-        lambda c: one_line(reason_text(c.reason), 120),
-        tooltip=lambda c: reason_text(c.reason),
+        lambda c: one_line(c.reason_shown(), 120),
+        tooltip=lambda c: c.reason_shown(),
     ),
 )
 
@@ -59,7 +62,7 @@ OPEN_HINT = "Double-click a conflict (or select it and press Enter) to review it
 SETTLED_HINT = "Select a settled conflict and press Reopen to decide it again."
 
 
-def _load(engine: Any, settled: bool) -> tuple[list[ConflictView], list[ConflictView] | None]:
+def _load(engine: Engine, settled: bool) -> tuple[list[ConflictView], list[ConflictView] | None]:
     """The open queue (the review walks it), and the settled list when it is shown."""
     return load_conflicts(engine), load_settled(engine) if settled else None
 
@@ -78,9 +81,8 @@ class ConflictsPage(Page):
 
     name = "conflicts"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
-        self.available = ctx.has("conflicts", "resolve_conflict")
         self.items: list[ConflictView] = []
         self.review: ConflictReviewDialog | None = None
         self._review_on_load: dict[str, Any] | None = None  # open the review after the load
@@ -97,10 +99,8 @@ class ConflictsPage(Page):
         self.review_button.clicked.connect(lambda: self.open_review(self._selected_row()))
         head.addWidget(self.review_button)
         # Settled conflicts, to reopen one decided by mistake after the review closed.
-        self.can_reopen = ctx.has("settled_conflicts", "reopen_conflict")
         self.settled_items: list[ConflictView] = []
         self.show_settled = QCheckBox(tr("Show &settled"))
-        self.show_settled.setVisible(self.available and self.can_reopen)
         self.show_settled.toggled.connect(self._settled_toggled)
         head.insertWidget(2, self.show_settled)
         self.reopen_button = QPushButton(tr("Re&open"))
@@ -111,9 +111,6 @@ class ConflictsPage(Page):
         self.reopen_button.clicked.connect(self.reopen_selected)
         head.addWidget(self.reopen_button)
         root.addLayout(head)
-        if not self.available:
-            root.addWidget(unavailable(tr("conflict review")), 1)
-            return
         self.stack = QStackedLayout()
         self.empty = EmptyState(
             tr("No open conflicts"), tr("When two memories disagree, they wait here for you.")
@@ -166,14 +163,11 @@ class ConflictsPage(Page):
     def open_with(self, args: dict[str, Any]) -> None:
         """`review`: open the review once loaded, on `conflict` if given, else on the
         oldest conflict of `agent` (or of any agent)."""
-        if args.get("review") and self.available:
+        if args.get("review"):
             self._review_on_load = args
         self.refresh()
 
     def refresh(self, *_: object) -> None:
-        if not self.available:
-            self._finish_load()
-            return
         self._start_load()
         self.ctx.runner.read(
             _load,
@@ -247,8 +241,6 @@ class ConflictsPage(Page):
         )
 
     def _selected_row(self) -> int:
-        if not self.available:
-            return -1
         rows = self.table.selectionModel().selectedRows()
         return rows[0].row() if rows else (0 if self.items else -1)
 

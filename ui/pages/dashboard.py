@@ -1,46 +1,168 @@
-"""Dashboard: health cards and trends of the stored health snapshots."""
+"""Dashboard: health cards, what maintenance did lately, and one small trend per figure."""
 
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from .. import health
+from ..context import AppContext
 from ..dateaxis import DateAxis
 from ..i18n import tr
 from ..theme import colors, current_scheme
-from ..widgets import Card, EmptyState, fmt_age, section_label, title_label
+from ..widgets import Card, fmt_age, fmt_time, section_label, title_label
 from .base import Page
 
-# One hue per line, far apart: archive candidates were a dark gold beside never
-# recalled's orange, and the two read as one.
-LINE_COLORS = ("#2f6fed", "#e8833a", "#d64545", "#8a5cf6", "#2aa876", "#8c8c8c")
-# Room above the highest point for the legend, which spans the top of the plot: in the
-# top-right corner it covered the latest points, the ones the owner looks at first.
-HEADROOM = 1.45
+# One hue per figure, the card's and the trend's.
+LINE_COLORS = ("#2f6fed", "#e8833a", "#d64545", "#8a5cf6", "#2aa876", "#b08a1e")
+TREND_COLUMNS = 3
+CARD_COLUMNS = 5  # nine cards in two rows at 1024 wide
+RECENT_RUN = timedelta(days=1)  # a maintenance run this recent is said above the trends
+
+# key, title, page it opens, that page's arguments, whether a non-zero value wants a look
+CARDS: tuple[tuple[str, str, str, dict[str, Any], bool], ...] = (
+    ("memories", "Memories", "memories", {"status": "active"}, False),
+    ("never_recalled", "Never recalled", "memories", {"never_recalled": True}, True),
+    ("conflicts", "Open conflicts", "conflicts", {"review": True}, True),
+    ("insights", "Skills to review", "insights", {"review": True}, True),
+    ("unembedded", "Unembedded", "memories", {"unembedded": True}, True),
+    ("archived", "Archived", "archive", {}, False),
+    ("fading", "Fading", "archive", {"view": "fading"}, True),
+    ("secrets", "Secrets pending approval", "vault", {}, True),
+    ("tape", "Tape entries", "tape", {}, False),
+)
+
+
+class TrendPlots(pg.GraphicsLayoutWidget):  # type: ignore[misc]
+    """Small multiples: one plot per health figure, each on its own scale, dates shared.
+
+    The plot items are made once; a load only sets their data (pyqtgraph redraws).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        c = colors(current_scheme())
+        self.setBackground(c["card"])
+        self.ci.layout.setSpacing(2)
+        self.plots: dict[str, pg.PlotItem] = {}
+        self.lines: dict[str, pg.PlotDataItem] = {}
+        self.marks: dict[str, list[pg.InfiniteLine]] = {}
+        self.titles: dict[str, str] = {}
+        first: pg.PlotItem | None = None
+        tick_font = QFont(QApplication.font())
+        tick_font.setPointSizeF(8.0)
+        for i, ((key, label), color) in enumerate(
+            zip(health.TREND_METRICS, LINE_COLORS, strict=True)
+        ):
+            plot = self.addPlot(row=i // TREND_COLUMNS, col=i % TREND_COLUMNS)
+            plot.setAxisItems({"bottom": DateAxis()})
+            plot.showGrid(x=True, y=True, alpha=0.15)
+            plot.setMenuEnabled(False)
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            for side in ("left", "bottom"):
+                axis = plot.getAxis(side)
+                axis.setPen(pg.mkPen(c["border"]))
+                axis.setTextPen(pg.mkPen(c["muted"]))
+                axis.setStyle(tickFont=tick_font)
+            plot.getAxis("left").setWidth(34)
+            if first is None:
+                first = plot
+            else:
+                plot.setXLink(first)
+            self.titles[key] = tr(label)
+            self.plots[key] = plot
+            self.lines[key] = plot.plot([], [], pen=pg.mkPen(color, width=2))
+            self.marks[key] = []
+            self._title(key, None)
+
+    def _title(self, key: str, latest: float | None) -> None:
+        c = colors(current_scheme())
+        value = "" if latest is None else f"  <b>{latest:,.0f}</b>"
+        self.plots[key].setTitle(
+            f"<span style='color:{c['muted']}'>{self.titles[key]}</span>"
+            f"<span style='color:{c['text']}'>{value}</span>",
+            size="9pt",
+        )
+
+    def show_history(self, view: health.HealthView, days: int | None) -> None:
+        xs = [t for t, _ in view.history]
+        for key, line in self.lines.items():
+            pts = [(t, v[key]) for t, v in view.history if key in v]
+            line.setData([p[0] for p in pts], [p[1] for p in pts])
+            top = max([1.0, *(p[1] for p in pts)])
+            # Whole numbers on a scale of this figure's own: 0-3 conflicts fill their plot.
+            # a little below 0, so that the 0 tick has its label
+            self.plots[key].setYRange(-0.06 * top, top * 1.15, padding=0)
+            self.plots[key].getAxis("left").setTickSpacing(*_ticks(top))
+            self._title(key, pts[-1][1] if pts else None)
+        self._mark_maintenance(view)
+        first = next(iter(self.plots.values()))
+        if len(xs) > 1:
+            first.setXRange(min(xs), max(xs), padding=0.02)
+        else:
+            # A point or none: show the chosen range's dates, not an axis of fractions.
+            now = time.time()
+            first.setXRange(now - (days or 30) * 86400, now, padding=0)
+
+    def _mark_maintenance(self, view: health.HealthView) -> None:
+        """A dashed line where maintenance archived memories; the active plot says how many."""
+        c = colors(current_scheme())
+        for key, plot in self.plots.items():
+            for mark in self.marks[key]:
+                plot.removeItem(mark)
+            self.marks[key] = []
+            for run in view.maintenance:
+                label = f"−{run.archived}" if key in ("active", "archived") else None
+                mark = pg.InfiniteLine(
+                    run.at.timestamp(),
+                    angle=90,
+                    pen=pg.mkPen(c["muted"], width=1, style=Qt.PenStyle.DashLine),
+                    label=label,
+                    labelOpts={"position": 0.9, "color": c["muted"]},
+                )
+                plot.addItem(mark)
+                self.marks[key].append(mark)
+
+    def dispose(self) -> None:
+        # pyqtgraph keeps Python-owned graphics items; clearing the scene on the GUI
+        # thread before the widget goes, instead of leaving them to a later garbage
+        # collection (which crashed the app).
+        self.clear()
+        self.close()
+
+
+def _ticks(top: float) -> tuple[float, float]:
+    """(major, minor) tick spacing giving at most 4 whole-number ticks up to `top`."""
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000, 2000, 5000, 10_000):
+        if top / step <= 3:  # a small plot: a few labels that do not touch
+            return float(step), float(step)
+    return top / 3, top / 3
 
 
 class DashboardPage(Page):
     name = "dashboard"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.view: health.HealthView | None = None
         root = QVBoxLayout(self)
-        root.setContentsMargins(24, 20, 24, 20)
-        root.setSpacing(14)
+        root.setContentsMargins(24, 16, 24, 14)
+        root.setSpacing(10)
 
         head = QHBoxLayout()
         head.addWidget(title_label(tr("Dashboard")))
@@ -60,75 +182,40 @@ class DashboardPage(Page):
         root.addLayout(head)
 
         grid = QGridLayout()
-        grid.setSpacing(12)
+        grid.setSpacing(10)
         self.cards: dict[str, Card] = {}
-        specs = [
-            ("memories", "Memories", "memories", {"status": "active"}),
-            ("never_recalled", "Never recalled", "memories", {"never_recalled": True}),
-            ("conflicts", "Open conflicts", "conflicts", {"review": True}),
-            ("insights", "Skills to review", "insights", {"review": True}),
-            ("unembedded", "Unembedded", "memories", {}),
-            ("archived", "Archived", "archive", {}),
-            ("secrets", "Secrets pending approval", "vault", {}),
-            ("tape", "Tape entries", "tape", {}),
-        ]
-        for i, (key, title, page, args) in enumerate(specs):
+        for i, (key, title, page, args, _watch) in enumerate(CARDS):
             card = Card(tr(title))
             card.clicked.connect(lambda p=page, a=args: self._open(p, a))
             self.cards[key] = card
-            grid.addWidget(card, i // 4, i % 4)
+            grid.addWidget(card, i // CARD_COLUMNS, i % CARD_COLUMNS)
         root.addLayout(grid)
 
+        self.maintenance_note = QLabel("")
+        self.maintenance_note.setObjectName("notice")
+        self.maintenance_note.setWordWrap(True)
+        self.maintenance_note.setTextFormat(Qt.TextFormat.RichText)
+        self.maintenance_note.linkActivated.connect(lambda _href: self._open("archive", {}))
+        self.maintenance_note.hide()
+        root.addWidget(self.maintenance_note)
+
         root.addWidget(section_label(tr("Trends")))
-        self.plot = pg.PlotWidget(axisItems={"bottom": DateAxis()})
-        self.plot.setMinimumHeight(220)
-        self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot.addLegend(offset=(10, 6), colCount=3)  # a strip along the top
-        self.lines = {
-            key: self.plot.plot([], [], name=tr(label), pen=pg.mkPen(color, width=2))
-            for (key, label), color in zip(health.TREND_METRICS, LINE_COLORS, strict=True)
-        }
+        self.trends = TrendPlots()
+        self.trends.setMinimumHeight(200)
+        root.addWidget(self.trends, 1)
         self.trend_note = QLabel("")
         self.trend_note.setObjectName("muted")
         self.trend_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.trend_stack = QStackedWidget()
-        self.trend_stack.addWidget(self.plot)
-        self.no_history = EmptyState(
-            tr("Trends are not available in this version"),
-            tr("This engine keeps no health snapshots yet; the cards above are live counts."),
-        )
-        self.trend_stack.addWidget(self.no_history)
-        root.addWidget(self.trend_stack, 1)
         root.addWidget(self.trend_note)
-        self._style_plot()
 
         ctx.bridge.health_changed.connect(self.changed)
         ctx.bridge.agents_changed.connect(self.changed)
 
     def dispose(self) -> None:
-        # pyqtgraph keeps Python-owned graphics items; closing the plot clears
-        # its scene on the GUI thread before the widget goes, instead of leaving
-        # them to a later garbage collection (which crashed the app).
-        self.plot.close()
-
-    def _style_plot(self) -> None:
-        c = colors(current_scheme())
-        self.plot.setBackground(c["card"])
-        for axis in ("left", "bottom"):
-            ax = self.plot.getAxis(axis)
-            ax.setPen(pg.mkPen(c["border"]))
-            ax.setTextPen(pg.mkPen(c["muted"]))
-        self.legend.setLabelTextColor(c["text"])
-        card = pg.mkColor(c["card"])
-        card.setAlpha(215)
-        self.legend.setBrush(pg.mkBrush(card))
-        self.legend.setPen(pg.mkPen(c["border"]))
+        self.trends.dispose()
 
     def _open(self, page: str, args: dict[str, Any]) -> None:
         agent = self.agent_box.currentData()
-        # Nothing archived yet: what is fading is what the card can show.
-        if page == "archive" and self.view is not None and not self.view.archived:
-            args = {**args, "view": "fading"}
         self.ctx.nav.page_requested.emit(page, {**args, **({"agent": agent} if agent else {})})
 
     def refresh(self, *_: object) -> None:
@@ -147,54 +234,80 @@ class DashboardPage(Page):
     def _show(self, view: health.HealthView) -> None:
         self.view = view
         self._sync_agents(view.agents)
-        total = sum(view.totals.values())
-        active = view.totals.get("active", 0)
+        snap = view.now
         others = [
-            tr("{n} {status}").format(n=view.totals.get(s, 0), status=tr(s))
-            for s in ("archived", "superseded", "forgotten")
-            if view.totals.get(s)
+            tr("{n} {status}").format(n=n, status=tr(status))
+            for status, n in (
+                ("archived", snap.archived),
+                ("superseded", snap.superseded),
+                ("forgotten", snap.forgotten),
+            )
+            if n
         ]
-        self.cards["memories"].show_value(
-            f"{active:,}", " · ".join(others) or tr("{n} in all").format(n=total)
-        )
-        self._value("never_recalled", view.never_recalled, tr("recalled by no agent yet"))
+        self._value("memories", snap.active, " · ".join(others) or tr("all active"))
+        self._value("never_recalled", snap.never_recalled, tr("recalled by no agent yet"))
         self._value(
             "conflicts",
-            view.open_conflicts,
-            tr("oldest: {age}").format(age=fmt_age(view.oldest_conflict_age_s))
-            if view.open_conflicts
+            snap.open_conflicts,
+            tr("oldest: {age}").format(age=fmt_age(_days(snap.oldest_conflict_age_days)))
+            if snap.open_conflicts
             else tr("nothing to review"),
         )
-        skills = view.skills_to_review or 0
+        waiting = view.insights
+        to_look_at = waiting.skills_to_review + waiting.stale_skills if waiting else 0
         self._value(
             "insights",
-            view.proposals_waiting,
-            tr("{n} grown skills to look at").format(n=skills)
-            if skills
+            waiting.proposals if waiting else 0,
+            tr("{n} grown skills to look at").format(n=to_look_at)
+            if to_look_at
             else tr("proposed from the memories"),
         )
         self._value(
             "unembedded",
-            view.unembedded,
-            tr("oldest waiting: {age}").format(age=fmt_age(view.oldest_unembedded_age_s))
-            if view.unembedded
+            snap.unembedded,
+            tr("oldest waiting: {age}").format(age=fmt_age(_days(snap.oldest_unembedded_age_days)))
+            if snap.unembedded
             else tr("index up to date"),
         )
-        if view.archive_candidates is not None:
-            note = tr("{n} candidates").format(n=view.archive_candidates)
-        else:
-            note = tr("candidates: not available in this version")
-        self._value("archived", view.archived, note)
+        self._value("archived", snap.archived, tr("restore what still matters"))
+        self._value(
+            "fading",
+            snap.archive_candidates,
+            tr("archived at the next maintenance") if snap.archive_candidates else tr("none due"),
+        )
         self._value("secrets", view.pending_requests, tr("requests waiting for you"))
-        self._value("tape", view.tape_entries, tr("entries on the tape"))
-        self._show_history(view)
+        self._value("tape", snap.tape_entries, tr("entries on the tape"))
+        self._say_maintenance(view)
+        self.trends.show_history(view, self.range_box.currentData())
+        self.trend_note.setText(
+            ""
+            if view.stored
+            else tr("No snapshots stored in this range yet: the trends start with today's figures.")
+        )
         self._finish_load()
 
-    def _value(self, key: str, value: int | None, note: str) -> None:
-        if value is None:
-            self.cards[key].show_unavailable()
-        else:
-            self.cards[key].show_value(f"{value:,}", note)
+    def _value(self, key: str, value: int, note: str) -> None:
+        card = self.cards[key]
+        card.show_value(f"{value:,}", note)
+        watch = next(c[4] for c in CARDS if c[0] == key)
+        card.set_alert(watch and value > 0)
+
+    def _say_maintenance(self, view: health.HealthView) -> None:
+        """The last maintenance run that archived memories, if it was recent."""
+        recent = [r for r in view.maintenance if datetime.now(UTC) - r.at <= RECENT_RUN]
+        if not recent:
+            self.maintenance_note.hide()
+            return
+        run = recent[-1]
+        link = colors(current_scheme())["link"]
+        whose = ", ".join(f"{agent} {n}" for agent, n in run.by_agent)
+        self.maintenance_note.setText(
+            tr(
+                "Maintenance archived {n} faded memories at {time} ({whose}): unrecalled and "
+                "unused for a while. <a href='archive' style='color:{link}'>See the Archive</a>"
+            ).format(n=run.archived, whose=whose, time=fmt_time(run.at), link=link)
+        )
+        self.maintenance_note.show()
 
     def _sync_agents(self, agents: tuple[str, ...]) -> None:
         present = [self.agent_box.itemData(i) for i in range(1, self.agent_box.count())]
@@ -210,28 +323,6 @@ class DashboardPage(Page):
         self.agent_box.setCurrentIndex(max(0, i))
         self.agent_box.blockSignals(False)
 
-    def _show_history(self, view: health.HealthView) -> None:
-        # Update the existing plot items; never rebuild them.
-        if view.history is None:
-            for line in self.lines.values():
-                line.setData([], [])
-            self.trend_stack.setCurrentWidget(self.no_history)
-            self.trend_note.setText("")
-            return
-        self.trend_stack.setCurrentWidget(self.plot)
-        xs = [t for t, _ in view.history]
-        top = 0.0  # the highest point drawn, to keep the legend above it
-        for key, line in self.lines.items():
-            pts = [(t, v[key]) for t, v in view.history if key in v]
-            line.setData([p[0] for p in pts], [p[1] for p in pts])
-            top = max([top, *(p[1] for p in pts)])
-        self.trend_note.setText("" if xs else tr("No snapshots in this range yet."))
-        if xs:
-            self.plot.enableAutoRange(axis="x")
-            self.plot.setYRange(-0.03 * max(top, 1), max(top, 1) * HEADROOM, padding=0)
-        else:
-            # Nothing to fit: show the chosen range's dates, not an axis of fractions.
-            days = self.range_box.currentData() or 30
-            now = time.time()
-            self.plot.setXRange(now - days * 86400, now, padding=0)
-            self.plot.setYRange(0, 10, padding=0)
+
+def _days(days: float | None) -> float | None:
+    return None if days is None else days * 86400

@@ -8,7 +8,7 @@ skills, those whose memories changed first (stale, or to review).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,12 +23,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..context import AppContext
 from ..i18n import tr
 from ..insight_data import ProposalView, SkillView, load_insights
 from ..insight_review import InsightReviewDialog, writer_text
 from ..tablemodels import Column, RowsModel
-from ..widgets import EmptyState, fmt_time, one_line, section_label, title_label, unavailable
+from ..widgets import EmptyState, fmt_time, one_line, section_label, title_label
 from .base import Page
+
+if TYPE_CHECKING:
+    from app import GrownSkill, InsightsReport, Proposal
 
 QUEUE_COLUMNS = (
     Column("Agent", lambda p: p.agent),
@@ -44,7 +48,7 @@ QUEUE_COLUMNS = (
     Column("Proposed", lambda p: fmt_time(p.created_at), sort=lambda p: p.created_at),
 )
 
-SHORT_KINDS = {"new": "new skill", "revision": "new version"}
+SHORT_KINDS: dict[str, str] = {"new": "new skill", "revision": "new version"}
 STATES = {"current": "current", "review": "to review", "stale": "stale"}
 WHAT = {
     "forgotten": "m{m} was forgotten",
@@ -90,9 +94,8 @@ class InsightsPage(Page):
 
     name = "insights"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
-        self.available = ctx.has("insights", "proposals", "accept_proposal", "skills")
         self.items: list[ProposalView] = []
         self.skills: list[SkillView] = []
         self.review: InsightReviewDialog | None = None
@@ -100,9 +103,6 @@ class InsightsPage(Page):
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
         root.addLayout(self._head())
-        if not self.available:
-            root.addWidget(unavailable(tr("insights")), 1)
-            return
         self.stack = QStackedLayout()
         self.empty = EmptyState(
             tr("No proposed skills"),
@@ -149,7 +149,7 @@ class InsightsPage(Page):
         head.addWidget(self.agent_box)
         self.find_button = QPushButton(tr("&Find skills"))
         self.find_button.setToolTip(tr("Group this agent's memories and propose skills"))
-        self.find_button.clicked.connect(self.find)
+        self.find_button.clicked.connect(self.find_skills)
         head.addWidget(self.find_button)
         self.review_button = QPushButton(tr("&Review…"))
         self.review_button.setEnabled(False)
@@ -160,14 +160,11 @@ class InsightsPage(Page):
     # -- loading -----------------------------------------------------------------------
 
     def open_with(self, args: dict[str, Any]) -> None:
-        if args.get("review") and self.available:
+        if args.get("review"):
             self._review_on_load = args
         self.refresh()
 
     def refresh(self, *_: object) -> None:
-        if not self.available:
-            self._finish_load()
-            return
         self._start_load()
         self.ctx.runner.read(
             load_insights, self.ctx.engine, on_result=self._loaded, on_error=self._finish_load
@@ -218,14 +215,14 @@ class InsightsPage(Page):
 
     # -- finding ------------------------------------------------------------------------
 
-    def find(self) -> None:
+    def find_skills(self) -> None:
         agent = self.agent_box.currentText()
         if not agent:
             return
         self.find_button.setEnabled(False)
         self.count_label.setText(tr("Reading {agent}'s memories…").format(agent=agent))
 
-        def found(report: Any) -> None:
+        def found(report: InsightsReport) -> None:
             self.find_button.setEnabled(True)
             self.count_label.setText(
                 tr("{groups} groups found, {created} new proposals").format(
@@ -243,8 +240,6 @@ class InsightsPage(Page):
     # -- the review dialog ----------------------------------------------------------------
 
     def _selected_row(self) -> int:
-        if not self.available:
-            return -1
         rows = self.table.selectionModel().selectedRows()
         return rows[0].row() if rows else (0 if self.items else -1)
 
@@ -275,9 +270,9 @@ class InsightsPage(Page):
     def _answer(self, proposal_id: int, said: str) -> tuple[Any, Any]:
         review = self.review
 
-        def done(result: Any) -> None:
+        def done(result: GrownSkill | Proposal) -> None:
             if review is not None and review is self.review:
-                review.settled(proposal_id, said.format(name=getattr(result, "name", "")))
+                review.settled(proposal_id, said.format(name=result.name))
             self.changed()
 
         def failed(exc: object) -> None:

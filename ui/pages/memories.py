@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..agent_choice import show_agents
+from ..context import AppContext
 from ..dialogs import ConfirmDialog, TextEditDialog
 from ..glyphwarm import GlyphWarmer, common_characters
 from ..i18n import tr, word
@@ -28,10 +29,8 @@ from ..tableview import AppendingTableView
 from ..widgets import draw_text_unshaped, one_line, title_label
 from .base import Page
 from .memory_detail import MemoryDetailPane
-from .memory_rows import MEMORY_COLUMNS, fetch_page, load_head, search_page
+from .memory_rows import MEMORY_COLUMNS, fetch_page, load_head, search_page, waiting_page
 
-CATEGORIES = ("preference", "project_fact", "task_outcome", "lesson")
-STATUSES = ("active", "archived", "superseded", "forgotten")
 SEARCH_DEBOUNCE_MS = 250
 AUTO_FILL_ROWS = 50  # a client-side filter keeps loading pages until this many rows show…
 AUTO_FILL_LIMIT = 5000  # …or this many are loaded (then scrolling loads more)
@@ -40,7 +39,9 @@ AUTO_FILL_LIMIT = 5000  # …or this many are loaded (then scrolling loads more)
 class MemoriesPage(Page):
     name = "memories"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        from app import CATEGORIES, STATUSES
+
         super().__init__(ctx, parent)
         self.agent: str | None = None
         self.selected_id: int | None = None
@@ -50,10 +51,16 @@ class MemoriesPage(Page):
         root.setContentsMargins(24, 20, 24, 16)
         head = QHBoxLayout()
         head.addWidget(title_label(tr("Memories")))
-        head.addStretch(1)
+        head.addSpacing(16)
         self.count_label = QLabel("")
         self.count_label.setObjectName("muted")
         head.addWidget(self.count_label)
+        head.addStretch(1)
+        self.search_box = QLineEdit()
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.setPlaceholderText(tr("Search memories…"))
+        self.search_box.setMinimumWidth(240)
+        head.addWidget(self.search_box, 1)
         root.addLayout(head)
 
         bar = QHBoxLayout()
@@ -68,14 +75,10 @@ class MemoriesPage(Page):
         for s in STATUSES:
             self.status_box.addItem(tr(s), s)
         self.never_box = QCheckBox(tr("Never recalled"))
-        self.search_box = QLineEdit()
-        self.search_box.setClearButtonEnabled(True)
-        has_search = ctx.has("search")
-        self.search_box.setPlaceholderText(
-            tr("Search memories…") if has_search else tr("Filter the loaded memories…")
+        self.waiting_box = QCheckBox(tr("Unembedded"))
+        self.waiting_box.setToolTip(
+            tr("Only the memories waiting to be embedded (full-text search finds them meanwhile)")
         )
-        if not has_search:
-            self.search_box.setToolTip(tr("Hybrid search is not available in this version."))
         for label, widget in (
             ("Agent", self.agent_box),
             ("Category", self.category_box),
@@ -84,7 +87,8 @@ class MemoriesPage(Page):
             bar.addWidget(QLabel(tr(label)))
             bar.addWidget(widget)
         bar.addWidget(self.never_box)
-        bar.addWidget(self.search_box, 1)
+        bar.addWidget(self.waiting_box)
+        bar.addStretch(1)
         root.addLayout(bar)
 
         self.model = LazyRowsModel(MEMORY_COLUMNS, page_size=200, parent=self)
@@ -111,10 +115,10 @@ class MemoriesPage(Page):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 46), (1, 104), (3, 84), (4, 66), (5, 52), (6, 76), (7, 122)):
             self.table.setColumnWidth(col, width)
-        # Importance and uses are in the detail pane; the text needs the room.
+        # Importance, recalls and uses are in the detail pane; the text needs the room.
         # A right click on the header shows them again.
-        self.table.setColumnHidden(3, True)
-        self.table.setColumnHidden(5, True)
+        for col in (3, 4, 5, 6):  # status: said before a text that is not active
+            self.table.setColumnHidden(col, True)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -132,9 +136,10 @@ class MemoriesPage(Page):
         split = QSplitter()
         split.addWidget(self.table)
         split.addWidget(self.detail)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([720, 380])
+        split.setStretchFactor(0, 7)
+        split.setStretchFactor(1, 3)
+        split.setSizes([700, 300])
+        self.detail.setMinimumWidth(240)
         root.addWidget(split, 1)
 
         self._debounce = QTimer(self)
@@ -146,6 +151,7 @@ class MemoriesPage(Page):
         for box in (self.category_box, self.status_box):
             box.currentIndexChanged.connect(self.refresh)
         self.never_box.toggled.connect(self._apply_never)
+        self.waiting_box.toggled.connect(self.refresh)
         ctx.bridge.memories_changed.connect(self.changed)
         ctx.bridge.agents_changed.connect(self.changed)
 
@@ -164,9 +170,10 @@ class MemoriesPage(Page):
         if args.get("agent") and args["agent"] != self.agent:
             self.agent = args["agent"]
             self.selected_id = None
-        self.never_box.blockSignals(True)
-        self.never_box.setChecked(bool(args.get("never_recalled")))
-        self.never_box.blockSignals(False)
+        for box, key in ((self.never_box, "never_recalled"), (self.waiting_box, "unembedded")):
+            box.blockSignals(True)
+            box.setChecked(bool(args.get(key)))
+            box.blockSignals(False)
         self._apply_never(self.never_box.isChecked(), reload=False)
         if args.get("memory"):
             self.selected_id = int(args["memory"])
@@ -185,15 +192,7 @@ class MemoriesPage(Page):
         self._fill_view()
 
     def _apply_search(self) -> None:
-        query = self.search_box.text().strip()
-        if self.ctx.has("search"):
-            self.refresh()
-            return
-        needle = query.casefold()
-        self.proxy.set_predicate(
-            "text", (lambda m: needle in m.text.casefold()) if needle else None
-        )
-        self._fill_view()
+        self.refresh()
 
     def _fill_view(self) -> None:
         # A filter that hides loaded rows must not strand the view: load on.
@@ -224,6 +223,7 @@ class MemoriesPage(Page):
             agent,
             category,
             status,
+            self.waiting_box.isChecked(),
             on_result=self._head_loaded,
             on_error=self._finish_load,
         )
@@ -233,7 +233,20 @@ class MemoriesPage(Page):
         self.agent = agent
         show_agents(self.agent_box, names, agent)
         query = self.search_box.text().strip()
-        if agent and query and self.ctx.has("search"):
+        if agent and self.waiting_box.isChecked():
+            # A short list of its own (not paged): what the indexer has still to embed.
+            self.searching = True
+            self.model.reset(0)
+            self.ctx.runner.read(
+                waiting_page,
+                self.ctx.engine,
+                self.model,
+                agent,
+                on_result=self._search_loaded,
+                on_error=self._finish_load,
+            )
+            return
+        if agent and query:
             category, status = self.filters()
             self.searching = True
             self.model.reset(0)
@@ -306,12 +319,15 @@ class MemoriesPage(Page):
         """Size the narrow columns to their header and a typical value (the text
         column takes the rest); measured once, never from every row."""
         metrics = self.table.fontMetrics()
+        from app import CATEGORIES, STATUSES
+
         known = {1: CATEGORIES, 6: STATUSES}  # every value these columns can show
         for col in (0, 1, 3, 4, 5, 6, 7):
             column = MEMORY_COLUMNS[col]
             values = [word(v) for v in known[col]] if col in known else [column.display(row)]
             wide = max(metrics.horizontalAdvance(v) for v in [tr(column.header), *values])
-            self.table.setColumnWidth(col, min(wide + 28, 150))
+            # Narrow columns stay narrow: the text column is what the owner reads.
+            self.table.setColumnWidth(col, min(wide + 20, 120))
 
     def _wants_more(self) -> bool:
         return (
@@ -322,6 +338,11 @@ class MemoriesPage(Page):
 
     def _update_count(self) -> None:
         shown, total = self.proxy.rowCount(), self.model.total
+        if self.waiting_box.isChecked():
+            self.count_label.setText(
+                tr("{n} memories waiting to be embedded").format(n=f"{total:,}")
+            )
+            return
         self.count_label.setText(
             tr("{shown} of {total} memories").format(shown=f"{shown:,}", total=f"{total:,}")
         )
@@ -421,7 +442,7 @@ class MemoriesPage(Page):
     def dispute(self) -> None:
         """A superseded memory back as a conflict with its successor, opened in review."""
         detail = self.detail.detail
-        if detail is None or not self.ctx.has("dispute_supersede"):
+        if detail is None:
             return
         self.ctx.runner.write(
             self.ctx.engine.dispute_supersede,

@@ -63,6 +63,8 @@ class MemoryDetailPane(QWidget):
         outer.addWidget(self.empty)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
+        # The pane wraps to its width: a narrow window must not hide its right side.
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         outer.addWidget(self.scroll)
         body = QWidget()
         self.scroll.setWidget(body)
@@ -70,6 +72,7 @@ class MemoryDetailPane(QWidget):
         lay.setContentsMargins(14, 10, 14, 10)
         self.header = QLabel()
         self.header.setObjectName("sectionTitle")
+        self.header.setWordWrap(True)
         lay.addWidget(self.header)
         self.text = QLabel()
         self.text.setWordWrap(True)

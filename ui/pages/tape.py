@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -26,57 +23,43 @@ from PySide6.QtWidgets import (
 )
 
 from ..agent_choice import choose_agent, show_agents
+from ..context import AppContext
 from ..i18n import tr
 from ..widgets import fmt_time, one_line, title_label
 from .base import Page
 
-SCAN_LIMIT = 1000  # entries read to list threads when the engine has no thread index
+if TYPE_CHECKING:
+    from app import Engine, TapeEntry, ThreadSummary
+
 TOOL_KINDS = ("tool_call", "tool_result")
 ENTRY_ROLE = Qt.ItemDataRole.UserRole
 
 
-@dataclass(frozen=True)
-class ThreadRow:
-    name: str
-    entries: int
-    last_at: datetime | None
-
-
-def load_threads(engine: Any, agent: str | None) -> tuple[list[str], str | None, list[ThreadRow]]:
+def load_threads(
+    engine: Engine, agent: str | None
+) -> tuple[list[str], str | None, list[ThreadSummary]]:
     """Agent names, the agent shown and its threads, newest first (worker side)."""
     names, agent = choose_agent(engine, agent)
     if agent is None:
         return names, None, []
-    if callable(getattr(engine, "threads", None)):
-        rows = [
-            ThreadRow(t.name, t.entries, getattr(t, "last_at", None)) for t in engine.threads(agent)
-        ]
-        return names, agent, rows
-    counts: OrderedDict[str, list[Any]] = OrderedDict()
-    for e in engine.tape(agent, limit=SCAN_LIMIT):
-        slot = counts.setdefault(e.thread, [0, None])
-        slot[0] += 1
-        slot[1] = e.created_at
-    rows = [ThreadRow(name, n, last) for name, (n, last) in counts.items()]
-    rows.sort(key=lambda r: r.last_at.timestamp() if r.last_at else 0, reverse=True)
-    return names, agent, rows
+    return names, agent, engine.threads(agent)
 
 
-def search_tape(engine: Any, agent: str, query: str) -> list[Any]:
+def search_tape(engine: Engine, agent: str, query: str) -> list[TapeEntry]:
     """The best tape hits for `query`, as entries, best first (worker side)."""
     result = engine.search(agent, query, scope="tape", limit=50)
-    return [h.entry for h in getattr(result, "hits", result) if getattr(h, "entry", None)]
+    return [h.entry for h in result.hits if h.entry is not None]
 
 
 class TapePage(Page):
     name = "tape"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.agent: str | None = None
         self.thread: str | None = None
         self.anchor: int | None = None
-        self.entries: list[Any] = []
+        self.entries: list[TapeEntry] = []
         root = QVBoxLayout(self)
         root.setContentsMargins(24, 20, 24, 16)
         head = QHBoxLayout()
@@ -86,7 +69,6 @@ class TapePage(Page):
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setMinimumWidth(280)
         self.search_box.setPlaceholderText(tr("Search this agent's tape…"))
-        self.search_box.setVisible(ctx.has("search"))
         self.search_box.returnPressed.connect(self.search)
         head.addWidget(self.search_box)
         head.addWidget(QLabel(tr("Agent")))
@@ -165,7 +147,7 @@ class TapePage(Page):
             on_error=self._finish_load,
         )
 
-    def _threads_loaded(self, result: tuple[list[str], str | None, list[ThreadRow]]) -> None:
+    def _threads_loaded(self, result: tuple[list[str], str | None, list[ThreadSummary]]) -> None:
         names, agent, rows = result
         self.agent = agent
         show_agents(self.agent_box, names, agent)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -29,16 +29,20 @@ from PySide6.QtWidgets import (
 )
 
 from ..approval import HOUR_TIP, NO_SESSION
+from ..context import AppContext
 from ..dialogs import ConfirmDialog
 from ..i18n import tr
-from ..probe import age_seconds, field
+from ..reasons import request_reason
 from ..tablemodels import Column, RowsModel
-from ..widgets import fmt_age, fmt_time, section_label, title_label, unavailable
+from ..widgets import age_since, fmt_age, fmt_time, section_label, title_label
 from .base import Page
+
+if TYPE_CHECKING:
+    from app import AccessRequest, Engine, SecretInfo, VaultStatus
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 SESSION_ROLE = Qt.ItemDataRole.UserRole + 1
-ANSWERS = (
+ANSWERS = (  # app.GRANT_SCOPES, then deny
     ("once", "Allow once"),
     ("session", "Allow this session"),
     ("hour", "Allow for an hour"),
@@ -49,15 +53,15 @@ ANSWERS = (
 
 @dataclass(frozen=True)
 class SecretRow:
-    info: Any
+    info: SecretInfo
     grants: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class VaultView:
-    status: Any
+    status: VaultStatus
     secrets: tuple[SecretRow, ...]
-    pending: tuple[Any, ...]
+    pending: tuple[AccessRequest, ...]
     problem: str | None = None
     active_grants: int = 0
     next_lapse: datetime | None = None  # when the first hour grant shown ends
@@ -65,55 +69,45 @@ class VaultView:
 
 SECRET_COLUMNS = (
     Column("Name", lambda s: s.info.name),
-    Column("Tags", lambda s: ", ".join(field(s.info, "tags", default=()) or ())),
-    Column("Mode", lambda s: tr(s.info.mode) if field(s.info, "mode") else tr("agent's setting")),
+    Column("Tags", lambda s: ", ".join(s.info.tags)),
+    Column("Mode", lambda s: tr(s.info.mode) if s.info.mode else tr("agent's setting")),
     Column("Grants", lambda s: ", ".join(s.grants) or "—"),
-    Column("Updated", lambda s: fmt_time(field(s.info, "updated_at"))),
+    Column("Updated", lambda s: fmt_time(s.info.updated_at)),
 )
 
 
-def load_vault(engine: Any) -> VaultView:
+def load_vault(engine: Engine) -> VaultView:
     """Status, secrets with their active grants, pending requests (worker side)."""
-    status = engine.vault_status() if callable(getattr(engine, "vault_status", None)) else None
-    pending: tuple[Any, ...] = ()
-    if callable(getattr(engine, "access_requests", None)):
-        pending = tuple(engine.access_requests(status="pending"))
+    status = engine.vault_status()
+    pending = tuple(engine.access_requests(status="pending"))
     try:
         secrets = engine.secrets()
     except Exception as exc:  # a locked vault: say so, keep the requests visible
         return VaultView(status, (), pending, str(exc))
     holders: dict[str, list[str]] = {}
     lapses_first: datetime | None = None
-    if callable(getattr(engine, "grants", None)):
-        for g in engine.grants(active_only=True):
-            lapses = getattr(g, "expires_at", None)
-            # an hour grant ends within the hour: its time of day says when
-            how = tr("until {time}").format(time=fmt_time(lapses)[-5:]) if lapses else tr(g.scope)
-            label = f"{g.agent} ({how})"
-            holders.setdefault(g.secret, []).append(label)
-            if lapses is not None and (lapses_first is None or lapses < lapses_first):
-                lapses_first = lapses
+    for g in engine.grants(active_only=True):
+        lapses = g.expires_at
+        # an hour grant ends within the hour: its time of day says when
+        how = tr("until {time}").format(time=fmt_time(lapses)[-5:]) if lapses else tr(g.scope)
+        label = f"{g.agent} ({how})"
+        holders.setdefault(g.secret, []).append(label)
+        if lapses is not None and (lapses_first is None or lapses < lapses_first):
+            lapses_first = lapses
     rows = tuple(SecretRow(s, tuple(holders.get(s.name, ()))) for s in secrets)
     granted = sum(len(h) for h in holders.values())
     return VaultView(status, rows, pending, None, granted, lapses_first)
 
 
-def request_text(r: Any) -> str:
+def request_text(r: AccessRequest) -> str:
     """What a pending request says: agent, secret, reason, reviewer, age."""
-    parts = [
-        tr("{agent} asks for {secret}").format(
-            agent=field(r, "agent", default="?"), secret=field(r, "secret", "name", default="?")
-        )
-    ]
-    reason = field(r, "reason")
-    if reason:
-        parts.append(tr("Reason: {reason}").format(reason=reason))
-    verdict = field(r, "decision_reason", "verdict")
+    parts = [tr("{agent} asks for {secret}").format(agent=r.agent, secret=r.secret)]
+    if r.reason:
+        parts.append(tr("Reason: {reason}").format(reason=r.reason))
+    verdict = request_reason(r)
     if verdict:
         parts.append(tr("Reviewer: {verdict}").format(verdict=verdict))
-    age = age_seconds(r)
-    if age is not None:
-        parts.append(tr("waiting {age}").format(age=fmt_age(age)))
+    parts.append(tr("waiting {age}").format(age=fmt_age(age_since(r.created_at))))
     return "\n".join(parts)
 
 
@@ -153,10 +147,8 @@ class SecretDialog(QDialog):
 class VaultPage(Page):
     name = "vault"
 
-    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
-        self.available = ctx.has("secrets")
-        self.can_answer = ctx.has("access_requests", "answer_request")
         self.view: VaultView | None = None
         self.dialog: Any = None
         # Reloads the page when an hour grant it shows ends: nothing else would say so.
@@ -173,9 +165,6 @@ class VaultPage(Page):
         self.status_label.setObjectName("muted")
         head.addWidget(self.status_label)
         root.addLayout(head)
-        if not self.available:
-            root.addWidget(unavailable(tr("the secret vault")), 1)
-            return
         root.addWidget(section_label(tr("Pending requests")))
         self.requests = QListWidget()
         self.requests.setMaximumHeight(150)
@@ -222,10 +211,20 @@ class VaultPage(Page):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        # A name is read whole (a cut one names another secret); tags and grants share the rest.
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(2, 120)
+        self.table.setColumnWidth(4, 130)
         root.addWidget(self.table, 1)
         self.note = QLabel(
-            tr("Secret values are never shown here; agents get them only by request.")
+            tr(
+                "Values stay hidden in the list: Reveal… shows one after asking, and the read "
+                "is audited. Agents get a value only by request."
+            )
         )
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
@@ -236,9 +235,6 @@ class VaultPage(Page):
     # -- loading ---------------------------------------------------------------------
 
     def refresh(self, *_: object) -> None:
-        if not self.available:
-            self._finish_load()
-            return
         self._start_load()
         self.ctx.runner.read(
             load_vault, self.ctx.engine, on_result=self._loaded, on_error=self._finish_load
@@ -251,20 +247,19 @@ class VaultPage(Page):
             left = (view.next_lapse - datetime.now(UTC)).total_seconds()
             self.lapse_timer.start(max(0, int(left * 1000)) + 1000)
         st = view.status
-        if st is not None:
-            self.status_label.setText(
-                tr("Key store: {where} · {n} secrets · {g} active grants").format(
-                    where=tr(st.keystore), n=len(view.secrets) or st.secrets, g=view.active_grants
-                )
+        self.status_label.setText(
+            tr("Key store: {where} · {n} secrets · {g} active grants").format(
+                where=tr(st.keystore), n=len(view.secrets) or st.secrets, g=view.active_grants
             )
+        )
         self.model.set_rows(view.secrets)
         if view.secrets:
             self.table.selectRow(0)
         self.requests.clear()
         for r in view.pending:
             item = QListWidgetItem(request_text(r))
-            item.setData(ID_ROLE, field(r, "id"))
-            item.setData(SESSION_ROLE, bool(field(r, "session")))
+            item.setData(ID_ROLE, r.id)
+            item.setData(SESSION_ROLE, bool(r.session))
             self.requests.addItem(item)
         if not view.pending:
             empty = QListWidgetItem(tr("No requests are waiting."))
@@ -273,13 +268,13 @@ class VaultPage(Page):
         else:
             self.requests.setCurrentRow(0)
         for button in self.answer_buttons.values():
-            button.setEnabled(self.can_answer and bool(view.pending))
+            button.setEnabled(bool(view.pending))
         self._request_selected()
         if view.problem:
             self.note.setText(tr("The vault is locked: {problem}").format(problem=view.problem))
         self._finish_load()
 
-    def selected(self) -> Any:
+    def selected(self) -> SecretInfo | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.row_at(rows[0].row()).info if rows else None
 
@@ -291,7 +286,7 @@ class VaultPage(Page):
         button = self.answer_buttons["session"]
         has_session = item is not None and bool(item.data(SESSION_ROLE))
         if item is not None and item.data(ID_ROLE) is not None:
-            button.setEnabled(self.can_answer and has_session)
+            button.setEnabled(has_session)
         button.setToolTip("" if has_session else tr(NO_SESSION))
 
     def answer(self, key: str) -> None:
@@ -306,7 +301,7 @@ class VaultPage(Page):
 
     # -- secrets ---------------------------------------------------------------------
 
-    def ask_set(self, info: Any) -> None:
+    def ask_set(self, info: SecretInfo | None) -> None:
         name = info.name if info is not None else ""
         tags = ", ".join(info.tags) if info is not None else ""
         self.dialog = SecretDialog(name, tags, self)

@@ -80,6 +80,10 @@
         <translation>智能体名称（字母、数字、“.”、“-”或“_”）：</translation>
     </message>
     <message>
+        <source>A secret request waits for your answer</source>
+        <translation>有 1 个机密请求等待你的答复</translation>
+    </message>
+    <message>
         <source>Accept edited skill</source>
         <translation>接受编辑后的技能</translation>
     </message>
@@ -110,6 +114,10 @@
     <message>
         <source>Add an agent to give it a tape and memories.</source>
         <translation>添加一个智能体，为它建立磁带和记忆。</translation>
+    </message>
+    <message>
+        <source>Added {when} · {entries} tape entries in {threads} threads · {memories}</source>
+        <translation>添加于 {when} · {threads} 个会话线程中共 {entries} 条磁带记录 · {memories}</translation>
     </message>
     <message>
         <source>Added {when} · {entries} tape entries in {threads} threads · {memories} memories</source>
@@ -186,6 +194,10 @@
     <message>
         <source>Always allow</source>
         <translation>始终允许</translation>
+    </message>
+    <message>
+        <source>Answer…</source>
+        <translation>去答复…</translation>
     </message>
     <message>
         <source>Appearance</source>
@@ -290,6 +302,10 @@
     <message>
         <source>Conflict #{id} settled: kept the new memory, the existing one is superseded.</source>
         <translation>冲突 #{id} 已裁决：保留新记忆，已有记忆已被取代。</translation>
+    </message>
+    <message>
+        <source>Conflict #{id} · {pos} of {n} open</source>
+        <translation>冲突 #{id} · 待解决 {pos} / {n}</translation>
     </message>
     <message>
         <source>Conflict {pos} of {n}</source>
@@ -564,6 +580,14 @@
         <translation>{agent} 的 MCP 配置</translation>
     </message>
     <message>
+        <source>Maintenance archived {n} faded memories at {time} ({whose}): unrecalled and unused for a while. &lt;a href='archive' style='color:{link}'&gt;See the Archive&lt;/a&gt;</source>
+        <translation>例行维护于 {time} 归档了 {n} 条已淡化的记忆（{whose}）：它们已有一段时间未被召回或使用。&lt;a href='archive' style='color:{link}'&gt;打开归档&lt;/a&gt;</translation>
+    </message>
+    <message>
+        <source>Maintenance last archived {n} memories on {time}: their strength had fallen below {threshold:g} after {days:g}+ idle days.</source>
+        <translation>例行维护上次于 {time} 归档了 {n} 条记忆：闲置 {days:g} 天以上后，它们的强度降到了 {threshold:g} 以下。</translation>
+    </message>
+    <message>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
@@ -632,6 +656,10 @@
         <translation>此时间范围内还没有快照。</translation>
     </message>
     <message>
+        <source>No snapshots stored in this range yet: the trends start with today's figures.</source>
+        <translation>此时间范围内还没有保存的快照：趋势从今天的数据开始。</translation>
+    </message>
+    <message>
         <source>No turn</source>
         <translation>无轮次</translation>
     </message>
@@ -646,6 +674,10 @@
     <message>
         <source>Nothing is fading: every active memory was recalled or used lately.</source>
         <translation>没有即将归档的记忆：所有活跃记忆最近都被召回或使用过。</translation>
+    </message>
+    <message>
+        <source>Only the memories waiting to be embedded (full-text search finds them meanwhile)</source>
+        <translation>只显示等待嵌入的记忆（在此期间全文搜索仍能找到它们）</translation>
     </message>
     <message>
         <source>Open Tapemind</source>
@@ -694,6 +726,10 @@
     <message>
         <source>Pick an entry to read it in full.</source>
         <translation>选择一个条目以查看全文。</translation>
+    </message>
+    <message>
+        <source>Port {port} is taken by another program: agents reach this home at {url}/mcp. Agents → Copy MCP configuration… and `tapemind agent token` name it.</source>
+        <translation>端口 {port} 已被其他程序占用：智能体请通过 {url}/mcp 访问此数据目录。“智能体 → 复制 MCP 配置…”和 `tapemind agent token` 给出的都是这个地址。</translation>
     </message>
     <message>
         <source>Previous conflict (Alt+Left)</source>
@@ -1064,6 +1100,10 @@
         <translation>值</translation>
     </message>
     <message>
+        <source>Values stay hidden in the list: Reveal… shows one after asking, and the read is audited. Agents get a value only by request.</source>
+        <translation>列表中不显示机密的值：“查看…”会先确认再显示，并记入审计。智能体只能通过请求获得机密。</translation>
+    </message>
+    <message>
         <source>Vault</source>
         <translation>保险库</translation>
     </message>
@@ -1116,6 +1156,10 @@
         <translation>沿用智能体设置</translation>
     </message>
     <message>
+        <source>all active</source>
+        <translation>全部活跃</translation>
+    </message>
+    <message>
         <source>always</source>
         <translation>始终</translation>
     </message>
@@ -1126,6 +1170,10 @@
     <message>
         <source>archived</source>
         <translation>已归档</translation>
+    </message>
+    <message>
+        <source>archived at the next maintenance</source>
+        <translation>将在下次维护时归档</translation>
     </message>
     <message>
         <source>ask</source>
@@ -1280,6 +1328,10 @@
         <translation>无</translation>
     </message>
     <message>
+        <source>none due</source>
+        <translation>没有即将归档的记忆</translation>
+    </message>
+    <message>
         <source>nothing to review</source>
         <translation>没有待审查的冲突</translation>
     </message>
@@ -1350,6 +1402,10 @@
     <message>
         <source>requests waiting for you</source>
         <translation>等待你处理的请求</translation>
+    </message>
+    <message>
+        <source>restore what still matters</source>
+        <translation>可恢复仍然重要的记忆</translation>
     </message>
     <message>
         <source>review</source>
@@ -1452,6 +1508,10 @@
         <translation>找到 {groups} 组，新提议 {created} 条</translation>
     </message>
     <message>
+        <source>{n} active memories</source>
+        <translation>{n} 条活跃记忆</translation>
+    </message>
+    <message>
         <source>{n} candidates</source>
         <translation>{n} 条候选</translation>
     </message>
@@ -1484,6 +1544,10 @@
         <translation>{n} 条记忆</translation>
     </message>
     <message>
+        <source>{n} memories waiting to be embedded</source>
+        <translation>{n} 条记忆等待嵌入</translation>
+    </message>
+    <message>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
@@ -1498,6 +1562,10 @@
     <message>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>{n} secret requests wait for your answer</source>
+        <translation>有 {n} 个机密请求等待你的答复</translation>
     </message>
     <message>
         <source>{n} settled</source>

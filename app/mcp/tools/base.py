@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.clock import from_iso
 from app.errors import InvalidInput
+from app.limits import MAX_ID
+
+# An id as the schemas give it: a positive 64-bit number (SQLite's INTEGER).
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+# An ISO 8601 time: long enough for any form of one, short enough to be one.
+TIME_CHARS = 64
 
 
 class ToolArgs(BaseModel):
@@ -24,10 +30,10 @@ def parse_time(value: str | None, name: str) -> datetime | None:
         return None
     try:
         return from_iso(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        # The value is not repeated: it could be anything, of any length.
         raise InvalidInput(
-            f"{name} {value!r} is not a time: use ISO 8601, "
-            "e.g. 2026-11-30 or 2026-11-30T09:00:00Z."
+            f"{name} is not a time: use ISO 8601, e.g. 2026-11-30 or 2026-11-30T09:00:00Z."
         ) from None
 
 

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from app.limits import MAX_BUDGET, MAX_LABEL_CHARS, MAX_QUERY_CHARS
 from app.mcp.tools.base import ToolArgs, given
 from app.recall import dropped_summary
 
@@ -23,21 +24,22 @@ READ_ONLY = True
 
 class Args(ToolArgs):
     thread: Annotated[
-        str | None, Field(max_length=200, description="The current thread (conversation) id.")
+        str | None,
+        Field(max_length=MAX_LABEL_CHARS, description="The current thread (conversation) id."),
     ] = None
     user: Annotated[
-        str | None, Field(max_length=200, description="The person you are working for.")
+        str | None, Field(max_length=MAX_LABEL_CHARS, description="The person you are working for.")
     ] = None
     query: Annotated[
         str | None,
         Field(
-            max_length=4000,
+            max_length=MAX_QUERY_CHARS,
             description="The user's message or keywords of what this turn is about.",
         ),
     ] = None
     budget: Annotated[
         int | None,
-        Field(ge=1, le=100_000, description="Token budget (default: your agent's setting)."),
+        Field(ge=1, le=MAX_BUDGET, description="Token budget (default: your agent's setting)."),
     ] = None
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from app.codec import to_json
-from app.mcp.tools.base import ToolArgs
+from app.mcp.tools.base import Id, ToolArgs
 from app.mcp.tools.views import entry_view
 
 NAME = "memory"
@@ -20,7 +20,7 @@ READ_ONLY = True
 
 
 class Args(ToolArgs):
-    id: Annotated[int, Field(ge=1, description="The memory id (from `context` or `search`).")]
+    id: Annotated[Id, Field(description="The memory id (from `context` or `search`).")]
 
 
 def run(engine: Any, agent: str, args: Args) -> Any:

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from app.codec import to_json
-from app.mcp.tools.base import ToolArgs
+from app.limits import MAX_LABEL_CHARS, MAX_MEMORY_CHARS, MAX_SOURCES
+from app.mcp.tools.base import Id, ToolArgs
 from app.mcp.tools.views import lean
 from app.models import CATEGORIES
 
@@ -30,7 +31,7 @@ class Args(ToolArgs):
         str,
         Field(
             min_length=1,
-            max_length=4000,
+            max_length=MAX_MEMORY_CHARS,
             description="The conclusion in one or two self-contained sentences.",
         ),
     ]
@@ -38,9 +39,9 @@ class Args(ToolArgs):
         Category, Field(description="preference, project_fact, task_outcome or lesson.")
     ]
     sources: Annotated[
-        list[int],
+        list[Id],
         Field(
-            max_length=100,
+            max_length=MAX_SOURCES,
             description="Ids of your tape entries this conclusion came from (from `append`). "
             "Without any, the call itself is recorded on the tape as the source.",
         ),
@@ -55,20 +56,32 @@ class Args(ToolArgs):
         ),
     ] = 0.5
     parents: Annotated[
-        list[int],
-        Field(max_length=100, description="Ids of memories this one builds on."),
+        list[Id],
+        Field(max_length=MAX_SOURCES, description="Ids of memories this one builds on."),
     ] = Field(default_factory=list)
     turn: Annotated[
         str | None,
         Field(
-            max_length=200,
+            max_length=MAX_LABEL_CHARS,
             description="Optional: the turn in which you concluded it; memories you reported "
             "with `used` in that turn become its parents.",
         ),
     ] = None
     thread: Annotated[
         str | None,
-        Field(max_length=200, description="Optional: its thread (default: its source's)."),
+        Field(
+            max_length=MAX_LABEL_CHARS,
+            description="Optional: its thread (default: its source's).",
+        ),
+    ] = None
+    key: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            description="Optional: a key of your choosing for this call (e.g. the turn id "
+            "and a number). If the answer is lost and you call again with the same key, you "
+            "get the first call's result and nothing is stored twice.",
+        ),
     ] = None
 
 
@@ -82,6 +95,7 @@ def run(engine: Any, agent: str, args: Args) -> Any:
         parents=args.parents,
         turn=args.turn,
         thread=args.thread,
+        key=args.key,
     )
     # The memory as an agent reads it (see .views): `memory(id)` gives the full record.
     answer = to_json(result)

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from app.limits import MAX_REASON_CHARS, MAX_SECRET_NAME_CHARS, MAX_WAIT_SECONDS
 from app.mcp.tools.base import ToolArgs, given
 
 NAME = "request_secret"
@@ -26,13 +27,17 @@ WANTS_SESSION = True  # a grant "for this session" is bound to the caller's conn
 class Args(ToolArgs):
     name: Annotated[
         str,
-        Field(min_length=1, max_length=200, description="The secret's name, e.g. GITHUB_TOKEN."),
+        Field(
+            min_length=1,
+            max_length=MAX_SECRET_NAME_CHARS,
+            description="The secret's name, e.g. GITHUB_TOKEN.",
+        ),
     ]
     reason: Annotated[
         str,
         Field(
             min_length=1,
-            max_length=2000,
+            max_length=MAX_REASON_CHARS,
             description="Why you need it for this task; the owner reads this.",
         ),
     ]
@@ -40,7 +45,7 @@ class Args(ToolArgs):
         float | None,
         Field(
             ge=0,
-            le=600,
+            le=MAX_WAIT_SECONDS,
             description="Seconds to wait for the owner's answer (default 0: answer at once, "
             "`pending` while the owner decides).",
         ),

@@ -7,7 +7,14 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from app.codec import to_json
-from app.mcp.tools.base import ToolArgs, given, parse_time
+from app.limits import (
+    MAX_LABEL_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_REGEX_CHARS,
+    MAX_SEARCH_LIMIT,
+    MAX_SEARCH_OFFSET,
+)
+from app.mcp.tools.base import TIME_CHARS, ToolArgs, given, parse_time
 from app.mcp.tools.views import entry_view, lean
 from app.models import CATEGORIES, STATUSES
 
@@ -31,7 +38,12 @@ READ_ONLY = True
 
 class Args(ToolArgs):
     query: Annotated[
-        str, Field(min_length=1, max_length=2000, description="Words, a question or a regex.")
+        str,
+        Field(
+            min_length=1,
+            max_length=MAX_QUERY_CHARS,
+            description=f"Words, a question or a regex (at most {MAX_REGEX_CHARS} characters).",
+        ),
     ]
     scope: Annotated[
         Scope | None,
@@ -49,11 +61,21 @@ class Args(ToolArgs):
         Status | None,
         Field(description="active (default), archived, superseded or forgotten."),
     ] = None
-    thread: Annotated[str | None, Field(max_length=200, description="Only this thread.")] = None
-    since: Annotated[str | None, Field(description="From this time on (ISO 8601).")] = None
-    until: Annotated[str | None, Field(description="Up to this time (ISO 8601).")] = None
-    limit: Annotated[int | None, Field(ge=1, le=200, description="Hits per page.")] = None
-    offset: Annotated[int | None, Field(ge=0, le=100_000, description="Hits to skip.")] = None
+    thread: Annotated[
+        str | None, Field(max_length=MAX_LABEL_CHARS, description="Only this thread.")
+    ] = None
+    since: Annotated[
+        str | None, Field(max_length=TIME_CHARS, description="From this time on (ISO 8601).")
+    ] = None
+    until: Annotated[
+        str | None, Field(max_length=TIME_CHARS, description="Up to this time (ISO 8601).")
+    ] = None
+    limit: Annotated[int | None, Field(ge=1, le=MAX_SEARCH_LIMIT, description="Hits per page.")] = (
+        None
+    )
+    offset: Annotated[
+        int | None, Field(ge=0, le=MAX_SEARCH_OFFSET, description="Hits to skip.")
+    ] = None
 
 
 def run(engine: Any, agent: str, args: Args) -> Any:

@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from app.mcp.tools.base import ToolArgs
+from app.limits import MAX_LABEL_CHARS, MAX_USED
+from app.mcp.tools.base import Id, ToolArgs
 
 NAME = "used"
 DESCRIPTION = (
@@ -19,11 +20,14 @@ READ_ONLY = False
 
 class Args(ToolArgs):
     turn: Annotated[
-        str, Field(min_length=1, max_length=200, description="The turn id (as in `append`).")
+        str,
+        Field(
+            min_length=1, max_length=MAX_LABEL_CHARS, description="The turn id (as in `append`)."
+        ),
     ]
     memory_ids: Annotated[
-        list[int],
-        Field(min_length=1, max_length=200, description="Ids of the memories you used."),
+        list[Id],
+        Field(min_length=1, max_length=MAX_USED, description="Ids of the memories you used."),
     ]
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 TEXT_CHARS = 4000  # a tape entry's text in an answer, unless the agent asks for more
+TEXT_CHARS_MIN = 100  # the least an agent may ask for
+MAX_ANSWER_CHARS = 4 * 1024 * 1024  # the text of all entries of one answer
 _NOT_FOR_AGENTS = frozenset({"agent", "content_hash"})
 
 
