@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import Engine, HomeError, InvalidInput, NotFound, Refused
+from app import Engine, HomeError, InvalidInput, NotFound
 from app.clock import ManualClock
 from app.engine import runtime_of
 from app.limits import MAX_ENTRY_CHARS
@@ -141,7 +141,7 @@ def test_bad_arguments_to_reads_and_remember(cc: Engine) -> None:
     ]:
         with pytest.raises(InvalidInput, match=words):
             call()
-    with pytest.raises(Refused):
+    with pytest.raises(NotFound, match="Source entry 999"):  # as if another agent's
         cc.remember("cc", "a fact", "lesson", sources=[1, 999])
     # Regressions: these reached SQLite and raised UnicodeEncodeError.
     with pytest.raises(InvalidInput, match="not valid Unicode"):
