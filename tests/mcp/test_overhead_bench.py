@@ -48,7 +48,7 @@ def test_the_instant_engine_repeats_the_real_answer_without_recalling_again(
     try:
         first = engine.context("A", query="部署时间")
         again = engine.context("A", query="部署时间")
-        other = engine.context("A", query="deploy day")
+        other = engine.context("A", query="哪天部署")
     finally:
         undo()
     assert first.included_ids and again == first  # the same answer, from memory
