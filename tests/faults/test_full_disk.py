@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app import DiskFull, Engine
+from app.cli.base import SETTLE_MAX_ROWS
 from app.clock import ManualClock
 from app.index import indexer_loop, recovery, vector_process
 from app.index.embedders import HashingEmbedder
@@ -73,9 +74,11 @@ def test_index_run_on_a_full_disk_exits_9_and_catches_up_once_space_is_freed(
     small_disk: Disk,
 ) -> None:
     home = _home_on(small_disk)
+    # More rows than a command embeds before it returns: the backlog waits for `index run`.
+    n = SETTLE_MAX_ROWS + 40
     rows = "\n".join(
         json.dumps({"thread": "t", "role": "user", "text": f"note {i} about green tea 绿茶 {i}"})
-        for i in range(40)
+        for i in range(n)
     )
     (small_disk.path / "rows.jsonl").write_text(rows, encoding="utf-8")
     ok(cli(home, "tape", "append", "--agent", "cc", "--jsonl", str(small_disk.path / "rows.jsonl")))
@@ -87,7 +90,7 @@ def test_index_run_on_a_full_disk_exits_9_and_catches_up_once_space_is_freed(
     status = ok(cli(home, "index", "status"))
     assert "because the disk holding the home is full" in status
     small_disk.free()
-    assert "40 embedded" in ok(cli(home, "index", "run"))
+    assert f"{n} embedded" in ok(cli(home, "index", "run"))
     assert "stalled           no" in ok(cli(home, "index", "status"))
     assert_clean_check(home)
     assert data_of(home) == before
