@@ -72,7 +72,7 @@ lint: setup
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/ruff format --check app ui tests bench
 	$(BIN)/lint-imports
-	$(BIN)/mypy app
+	$(BIN)/mypy app ui
 
 bench: setup setup-node
 	$(BIN)/python -m bench

@@ -256,12 +256,11 @@ class ConflictReviewDialog(QDialog):
 
     def show_current(self) -> None:
         c = self.current()
-        done = c is None
         for button in self.decisions.values():
-            button.setEnabled(not done and self.pending is None)
-        self.old_panel.setVisible(not done)
-        self.new_panel.setVisible(not done)
-        if done:
+            button.setEnabled(c is not None and self.pending is None)
+        self.old_panel.setVisible(c is not None)
+        self.new_panel.setVisible(c is not None)
+        if c is None:
             self.index = 0
             self.heading.setText(tr("No open conflicts"))
             self.meta.setText(tr("Every conflict in the queue is settled."))
@@ -306,7 +305,7 @@ class ConflictReviewDialog(QDialog):
                 self,
             )
             self.merge_dialog.accepted.connect(
-                lambda: self._send(c.id, "merge", self.merge_dialog.text())  # type: ignore[union-attr]
+                lambda: self._send(c.id, "merge", self.merge_dialog.text())
             )
             self.merge_dialog.open()
             return

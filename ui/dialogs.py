@@ -72,7 +72,7 @@ class TextEditDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
         self.save_shortcuts = [
-            QShortcut(QKeySequence(keys), self, activated=self.accept)
+            QShortcut(QKeySequence(keys), self, self.accept)
             for keys in ("Ctrl+Return", "Ctrl+Enter")
         ]
         self.editor.setFocus()

@@ -96,6 +96,7 @@ class GlyphWarmer(QObject):
         if self._canvas is None:
             self._canvas = _Canvas()
             self._image = QImage(self._canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        assert self._image is not None  # made together with the canvas
         self._canvas.setFont(self._widget.font())
         self._canvas.text = self._queue.popleft()
         self._canvas.render(self._image)

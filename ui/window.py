@@ -47,8 +47,8 @@ PREBUILD_PAUSE_MS = 150  # between pages built in the background after the first
 def page_class(name: str) -> type[Page]:
     where = next(p[2] for p in PAGES if p[0] == name)
     module, cls = where.split(":")
-    page = getattr(importlib.import_module(f".pages.{module}", __package__), cls)
-    assert issubclass(page, Page)
+    page: object = getattr(importlib.import_module(f".pages.{module}", __package__), cls)
+    assert isinstance(page, type) and issubclass(page, Page)
     return page
 
 
@@ -187,7 +187,7 @@ class MainWindow(QMainWindow):
         tgroup = QActionGroup(self)
         for code, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
             act = QAction(tr(label), self, checkable=True)
-            act.setChecked(code == (QApplication.instance().property("tapemind_theme") or "system"))
+            act.setChecked(code == (self._theme_setting() or "system"))
             act.triggered.connect(lambda _=False, c=code: self.set_theme(c))
             tgroup.addAction(act)
             theme_menu.addAction(act)
@@ -254,6 +254,11 @@ class MainWindow(QMainWindow):
             self.tray.retranslate()
         self._show_waiting(self.waiting_count)
         self.language_changed.emit(i18n.current_language())
+
+    @staticmethod
+    def _theme_setting() -> str | None:
+        app = QApplication.instance()
+        return str(app.property("tapemind_theme") or "") or None if app is not None else None
 
     def set_theme(self, scheme: str) -> None:
         app = QApplication.instance()

@@ -114,7 +114,7 @@ class Runner(QObject):
         return worker
 
     def _job(self) -> tuple[Worker, Any, Any] | None:
-        return self._active.get(self.sender())  # type: ignore[arg-type]
+        return self._active.get(self.sender())
 
     @Slot(object)
     def _returned(self, result: object) -> None:
@@ -131,7 +131,7 @@ class Runner(QObject):
 
     @Slot()
     def _finished(self) -> None:
-        job = self._active.pop(self.sender(), None)  # type: ignore[call-overload]
+        job = self._active.pop(self.sender(), None)
         if job is not None:
             job[0].done.wait(5.0)  # set right after `finished` is emitted
             job[0].signals.deleteLater()

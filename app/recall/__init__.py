@@ -3,9 +3,10 @@
 - `context`: the block an agent reads at the start of a turn, from the `routes`
   (thread, user, query, core), fused (`fusion`) and packed under the budget.
 - `search`: hybrid, full-text, semantic or regex search over memories and the tape.
-- The ranking under both: `fulltext` (FTS5 ids, regex ids), `rare_terms` (common-word
-  queries), `rerank` (BM25 with the agent's own statistics), `adjacent` (neighbouring
-  turns), `lexical_signal` (single-character Chinese hits), `lanes` (recalls at once).
+- The ranking under both: `fulltext` (FTS5 ids, regex ids), `okapi` (the one BM25),
+  `rare_terms` (common-word queries), `rerank` (BM25 with the agent's own statistics),
+  `adjacent` (neighbouring turns), `lexical_signal` (single-character Chinese hits),
+  `lanes` (recalls at once).
 """
 
 from app.recall import context, rare_terms, search, turn_weights, turns

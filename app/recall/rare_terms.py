@@ -17,16 +17,14 @@ with thousands of others. Queries under the budget are ranked by FTS5 as before.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from app.db import id_list
+from app.recall import okapi
 from app.runtime import Runtime, Slot
 
-K1 = 1.2
-B = 0.75
 POSTINGS_BUDGET = 4000  # rows FTS5 ranks per query, about, before the split applies
 POOL = 100  # candidates ranked again over every term (200 cost ~1 ms more, same recall)
 COUNT_CACHE_S = 600.0
@@ -35,7 +33,7 @@ COUNT_CACHE_SIZE = 50_000
 VOCAB = {"memory_fts": "memory_fts_vocab", "tape_fts": "tape_fts_vocab"}
 VOCAB_CHUNK = 400  # terms per vocabulary lookup (SQLite's bound parameters are limited)
 
-Group = tuple[str, ...]
+Group = okapi.Group
 
 
 DOCUMENT_COUNTS: Slot[dict[Any, tuple[int, float]]] = Slot("fts_document_counts")
@@ -109,29 +107,15 @@ def bm25(
     db: Any, table: str, ids: Sequence[int], df: dict[Group, int], rows: int
 ) -> dict[int, float]:
     """Okapi BM25 (higher is better) of rows `ids` of `table` over the terms of `df`,
-    in a table of `rows` rows."""
+    in a table of `rows` rows, weighed as FTS5 weighs them."""
     if not ids:
         return {}
     marks, bound = id_list(ids)
     sql = f"SELECT rowid, tokens FROM {table} WHERE rowid IN ({marks})"
     found = db.execute(sql, bound).fetchall()
-    # A token string's words counted with str.count on " word " (C speed; a Counter of
-    # every token cost ~50 µs a row in Python): each separator doubled, so that
-    # adjacent repeats are all counted. The first token is the agent's: not a word.
-    docs = {int(i): " " + str(t).replace(" ", "  ") + " " for i, t in found}
-    lengths = {int(i): str(t).count(" ") for i, t in found}
-    average = (sum(lengths.values()) / len(lengths)) or 1.0
-    idf = {g: max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6) for g, n in df.items()}
-    # (weight, needles) per group in idf's order, so the sums run in the same order; a
-    # group's counts added with map (a generator per group and row was ~1 ms a query).
-    terms = [(weight, [f" {t} " for t in g]) for g, weight in idf.items()]
-    out: dict[int, float] = {}
-    for i, doc in docs.items():
-        norm = K1 * (1 - B + B * lengths[i] / average)
-        score = 0.0
-        for weight, needles in terms:
-            tf = sum(map(doc.count, needles))
-            if tf:
-                score += weight * tf * (K1 + 1) / (tf + norm)
-        out[i] = score
-    return out
+    # The first token is the agent's: not a word, so not counted in a row's length.
+    docs = {int(i): (okapi.padded(str(t)), str(t).count(" ")) for i, t in found}
+    lengths = [n for _, n in docs.values()]
+    average = (sum(lengths) / len(lengths)) if lengths else 1.0
+    scorer = okapi.Scorer({g: okapi.fts5_idf(rows, n) for g, n in df.items()}, average)
+    return {i: scorer.score(doc, n) for i, (doc, n) in docs.items()}

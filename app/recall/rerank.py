@@ -3,24 +3,22 @@
 FTS5's bm25() counts term frequencies over the whole table, i.e. over every
 agent of the home: a word one agent says all the time looks rare to another
 agent with a big tape, and its ranking shifts with other agents' text. So the
-best POOL hits by FTS5's bm25 are re-scored in Python with Okapi BM25 (k1 1.2,
-b 0.75) where N is the agent's own entry count and each term's document
-frequency is counted among the agent's rows only (one FTS5 count per query
-term, restricted by the agent token). The term frequencies and lengths come
+best POOL hits by FTS5's bm25 are re-scored in Python with Okapi BM25
+(`app.recall.okapi`) where N is the agent's own entry count and each term's
+document frequency is counted among the agent's rows only (one FTS5 count per
+query term, restricted by the agent token). The term frequencies and lengths come
 from the stored token strings; the average length is the pool's.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.db import Tx, dbapi, id_list
+from app.recall import okapi
 from app.text import agent_token, query_groups
 
-K1 = 1.2
-B = 0.75
 POOL = 100
 
 
@@ -36,32 +34,6 @@ def document_counts(s: Tx, agent_id: int, groups: Sequence[tuple[str, ...]]) -> 
     return [int(n or 0) for n in row]
 
 
-def padded(tokens: str) -> str:
-    """A token string ready for counting words with str.count(" word "): each separator
-    doubled, so that adjacent repeats all count (C speed; a Counter of every token cost
-    more than the whole scoring)."""
-    return " " + tokens.replace(" ", "  ") + " "
-
-
-@dataclass(frozen=True)
-class TapeStatistics:
-    """BM25 statistics of one agent's tape for one query: each term's IDF among the
-    agent's entries, and the average token count of the pool they were taken on."""
-
-    idf: Mapping[tuple[str, ...], float]
-    average_length: float
-
-    def score(self, doc: str, length: int) -> float:
-        """Okapi BM25 of a `padded` token string of `length` tokens."""
-        norm = K1 * (1 - B + B * length / (self.average_length or 1.0))
-        total = 0.0
-        for group, weight in self.idf.items():
-            tf = sum(doc.count(f" {t} ") for t in group)
-            if tf:
-                total += weight * tf * (K1 + 1) / (tf + norm)
-        return total
-
-
 @dataclass(frozen=True)
 class RescoredPool:
     """The pool re-scored: (id, agent-local BM25) best first, each entry's token count,
@@ -69,7 +41,7 @@ class RescoredPool:
 
     hits: list[tuple[int, float]]
     lengths: Mapping[int, int]
-    statistics: TapeStatistics | None
+    statistics: okapi.Scorer | None
 
 
 def pool_tokens(s: Tx, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
@@ -82,7 +54,7 @@ def pool_tokens(s: Tx, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
     out = {}
     for i, raw in dbapi(s).execute(sql, bound):
         words = str(raw).split(" ", 1)[1] if " " in str(raw) else ""
-        out[int(i)] = (padded(words), words.count(" ") + 1 if words else 0)
+        out[int(i)] = (okapi.padded(words), words.count(" ") + 1 if words else 0)
     return out
 
 
@@ -98,11 +70,9 @@ def rescore_pool(
     lengths = {i: n for i, (_, n) in docs.items()}
     avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
     n = max(entry_count, max((len(docs), 1)))
-    idf = {
-        group: math.log(1 + (n - min(df, n) + 0.5) / (min(df, n) + 0.5))
-        for group, df in zip(groups, document_counts(s, agent_id, groups), strict=True)
-    }
-    stats = TapeStatistics(idf, avg)
+    counts = document_counts(s, agent_id, groups)
+    idf = {group: okapi.smooth_idf(n, df) for group, df in zip(groups, counts, strict=True)}
+    stats = okapi.Scorer(idf, avg)
     out = [(i, stats.score(*docs[i])) for i in ids if i in docs]
     out.sort(key=lambda p: -p[1])
     return RescoredPool(out, lengths, stats)

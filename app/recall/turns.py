@@ -36,7 +36,8 @@ from sqlmodel import Session
 
 from app.db import dbapi, id_list
 from app.recall.adjacent import NEIGHBOUR_POOL, credit
-from app.recall.rerank import RescoredPool, padded, pool_tokens
+from app.recall.okapi import padded
+from app.recall.rerank import RescoredPool, pool_tokens
 from app.recall.turn_weights import FEATURES, TurnWeights
 from app.text import index_tokens
 

@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from tests.ui.focus import activate
 from ui.conflict_review import ConflictReviewDialog
 
 
@@ -23,8 +24,7 @@ def _review(qtbot, open_page) -> tuple[object, ConflictReviewDialog]:  # type: i
     dialog = page.review
     assert isinstance(dialog, ConflictReviewDialog)
     qtbot.waitUntil(dialog.isVisible)
-    dialog.activateWindow()
-    qtbot.waitUntil(lambda: dialog.isActiveWindow())
+    activate(qtbot, dialog)
     return page, dialog
 
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from tests.ui.focus import activate
+
 from .test_conflict_review import _keys, _review, _settled
-
-
-def _activate(qtbot, dialog) -> None:  # type: ignore[no-untyped-def]
-    """Mnemonics reach only the active window; offscreen Qt lets activation drift
-    between page reloads, so the owner's window is made active again before a key."""
-    dialog.activateWindow()
-    qtbot.waitUntil(dialog.isActiveWindow)
 
 
 def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, open_page) -> None:
@@ -30,7 +25,7 @@ def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, o
     # the dialog says what was done, with Undo beside it
     assert f"Conflict #{shown.id} settled: kept the existing memory" in dialog.status.text()
     assert dialog.undo_button.isVisible() and dialog.undo_button.isEnabled()
-    _activate(qtbot, dialog)
+    activate(qtbot, dialog)  # mnemonics reach only the active window
     _keys(qtbot, dialog, Qt.Key.Key_U)  # Alt+U: undo
     qtbot.waitUntil(
         lambda: not page._loading and shown.id in [c.id for c in page.items], timeout=10000
@@ -47,7 +42,7 @@ def test_undo_reopens_a_misclicked_conflict_and_shows_it_again(session, qtbot, o
     assert card.value.text() == str(n)
     # the review is modeless and its queue stays current with another page showing
     assert not dialog.undo_button.isVisible()
-    _activate(qtbot, dialog)
+    activate(qtbot, dialog)  # mnemonics reach only the active window
     _keys(qtbot, dialog, Qt.Key.Key_N)  # now as meant
     _settled(qtbot, page, dialog, shown.id)
     assert engine.conflict(shown.id).resolution == "new"

@@ -13,6 +13,7 @@ from PySide6.QtTest import QTest
 from app import Engine
 from app.index.embedders import Usem3Embedder
 from tests.insight_cases import CSV_MIXED, DEPLOY_EN, DISTRACTORS, SLOWSQL_ZH, learn
+from tests.ui.focus import activate
 from ui.insight_review import InsightReviewDialog
 
 pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
@@ -57,8 +58,7 @@ def _review(qtbot, session) -> tuple[object, InsightReviewDialog]:  # type: igno
     dialog = page.review
     assert isinstance(dialog, InsightReviewDialog)
     qtbot.waitUntil(dialog.isVisible)
-    dialog.activateWindow()
-    qtbot.waitUntil(dialog.isActiveWindow)
+    activate(qtbot, dialog)
     return page, dialog
 
 
@@ -67,8 +67,7 @@ def _edit(qtbot, dialog, text: str) -> None:  # type: ignore[no-untyped-def]
     qtbot.mouseClick(dialog.edit_button, Qt.MouseButton.LeftButton)
     editor = dialog.edit_dialog
     assert editor is not None and editor.isVisible()
-    editor.activateWindow()
-    qtbot.waitUntil(editor.isActiveWindow)
+    activate(qtbot, editor)
     editor.editor.setPlainText(text)  # setText, not keyClicks: Chinese crashes keyClicks
     QTest.keyClick(editor.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 

@@ -69,7 +69,7 @@ def test_tape_page_lists_threads_and_folds_tool_calls(session, qtbot, open_page)
     page = open_page("tape")
     stats = session.engine.agent_stats(page.agent)
     assert page.threads.count() == stats.threads
-    entries = session.engine.tape(page.agent, thread=page.thread, limit=1000)
+    entries = session.engine.tape(page.agent, thread=page.thread_id, limit=1000)
     assert len(page.entries) == len(entries)
     folds = []
     for i in range(page.tree.topLevelItemCount()):
@@ -85,8 +85,8 @@ def test_tape_page_switches_thread(session, qtbot, open_page) -> None:
     second = page.threads.item(1)
     with qtbot.waitSignal(page.loaded, timeout=10000):
         page.threads.setCurrentItem(second)
-    assert page.thread == second.data(256)
-    assert page.entries and all(e.thread == page.thread for e in page.entries)
+    assert page.thread_id == second.data(256)
+    assert page.entries and all(e.thread == page.thread_id for e in page.entries)
 
 
 def test_archive_page_lists_archived_memories(session, qtbot, open_page) -> None:

@@ -244,8 +244,9 @@ class ArchivePage(Page):
             shown = self.fading_model.rowCount()
         else:
             said = tr("Archived memories are not recalled on their own; restore brings them back.")
-            run = self.shown.last_run if self.shown is not None else None
-            if run is not None:
+            view = self.shown
+            run = view.last_run if view is not None else None
+            if view is not None and run is not None:
                 said = (
                     tr(
                         "Maintenance last archived {n} memories on {time}: their strength had "
@@ -253,8 +254,8 @@ class ArchivePage(Page):
                     ).format(
                         n=run.archived,
                         time=fmt_time(run.at),
-                        threshold=self.shown.threshold,
-                        days=self.shown.idle_days,
+                        threshold=view.threshold,
+                        days=view.idle_days,
                     )
                     + " "
                     + said

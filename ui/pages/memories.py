@@ -163,10 +163,10 @@ class MemoriesPage(Page):
             (self.category_box, args.get("category")),
             (self.status_box, args.get("status")),
         )
-        for box, value in widgets:
-            box.blockSignals(True)
-            box.setCurrentIndex(max(0, box.findData(value)))
-            box.blockSignals(False)
+        for combo, value in widgets:
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(0, combo.findData(value)))
+            combo.blockSignals(False)
         if args.get("agent") and args["agent"] != self.agent:
             self.agent = args["agent"]
             self.selected_id = None
@@ -287,8 +287,8 @@ class MemoriesPage(Page):
             self.ctx.runner.read(
                 fetch_page,
                 *args,
-                on_result=lambda page, g=generation: self._page_loaded(g, *page),
-                on_error=lambda _e, g=generation: self.model.page_failed(g),
+                on_result=lambda page: self._page_loaded(generation, *page),
+                on_error=lambda _e: self.model.page_failed(generation),
             )
 
         # The view asks for the page while it scrolls to the bottom; the worker

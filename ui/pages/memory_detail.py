@@ -61,13 +61,13 @@ class MemoryDetailPane(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         self.empty = EmptyState(tr("No memory selected"), tr("Pick a memory in the list."))
         outer.addWidget(self.empty)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
+        self.pane = QScrollArea()
+        self.pane.setWidgetResizable(True)
         # The pane wraps to its width: a narrow window must not hide its right side.
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        outer.addWidget(self.scroll)
+        self.pane.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(self.pane)
         body = QWidget()
-        self.scroll.setWidget(body)
+        self.pane.setWidget(body)
         lay = QVBoxLayout(body)
         lay.setContentsMargins(14, 10, 14, 10)
         self.header = QLabel()
@@ -147,7 +147,7 @@ class MemoryDetailPane(QWidget):
     def show_detail(self, detail: Any) -> None:
         self.detail = detail
         self.empty.setVisible(detail is None)
-        self.scroll.setVisible(detail is not None)
+        self.pane.setVisible(detail is not None)
         if detail is None:
             return
         m = detail.memory

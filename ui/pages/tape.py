@@ -57,7 +57,7 @@ class TapePage(Page):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.agent: str | None = None
-        self.thread: str | None = None
+        self.thread_id: str | None = None
         self.anchor: int | None = None
         self.entries: list[TapeEntry] = []
         root = QVBoxLayout(self)
@@ -134,7 +134,7 @@ class TapePage(Page):
         if args.get("agent"):
             self.agent = args["agent"]
         self.anchor = int(args["entry"]) if args.get("entry") is not None else None
-        self.thread = None
+        self.thread_id = None
         self.refresh()
 
     def refresh(self, *_: object) -> None:
@@ -167,9 +167,9 @@ class TapePage(Page):
             self._load_around(self.anchor)
             return
         names_ = [r.name for r in rows]
-        if self.thread not in names_:
-            self.thread = names_[0] if names_ else None
-        self._select_thread_item(self.thread)
+        if self.thread_id not in names_:
+            self.thread_id = names_[0] if names_ else None
+        self._select_thread_item(self.thread_id)
         self._load_thread()
 
     def search(self) -> None:
@@ -190,7 +190,7 @@ class TapePage(Page):
 
     def _show_hits(self, entries: list[Any]) -> None:
         self.threads.clearSelection()
-        self.thread = None
+        self.thread_id = None
         self._show_entries(entries)
         self.banner.setText(
             tr("{n} entries match “{query}”").format(n=len(entries), query=self.search_box.text())
@@ -206,14 +206,14 @@ class TapePage(Page):
 
     def _agent_picked(self) -> None:
         self.agent = self.agent_box.currentData()
-        self.thread = None
+        self.thread_id = None
         self.anchor = None
         self.refresh()
 
     def _thread_picked(self, item: QListWidgetItem | None, _prev: Any = None) -> None:
         if item is None:
             return
-        self.thread = item.data(ENTRY_ROLE)
+        self.thread_id = item.data(ENTRY_ROLE)
         self.anchor = None
         self._start_load()
         self._load_thread()
@@ -224,13 +224,13 @@ class TapePage(Page):
         self._load_thread()
 
     def _load_thread(self) -> None:
-        if self.agent is None or self.thread is None:
+        if self.agent is None or self.thread_id is None:
             self._show_entries([])
             return
         self.ctx.runner.read(
             self.ctx.engine.tape,
             self.agent,
-            thread=self.thread,
+            thread=self.thread_id,
             limit=1000,
             on_result=self._show_entries,
             on_error=self._finish_load,
@@ -297,14 +297,14 @@ class TapePage(Page):
                     id=self.anchor, thread=entries[0].thread
                 )
             )
-            self.thread = entries[0].thread
-            self._select_thread_item(self.thread)
+            self.thread_id = entries[0].thread
+            self._select_thread_item(self.thread_id)
             self.whole_button.show()
         else:
             count = len(entries)
             self.banner.setText(
                 tr("{n} entries").format(n=count)
-                if self.thread
+                if self.thread_id
                 else tr("This agent has no tape yet.")
             )
             self.whole_button.hide()
@@ -348,12 +348,10 @@ class TapePage(Page):
 
     def _apply_filter(self) -> None:
         needle = self.filter_box.text().strip().casefold()
-        for i in range(self.tree.topLevelItemCount()):
-            turn = self.tree.topLevelItem(i)
+        for turn in _children(self.tree.invisibleRootItem()):
             any_visible = False
-            for j in range(turn.childCount()):
-                child = turn.child(j)
-                leaves = [child.child(k) for k in range(child.childCount())] or [child]
+            for child in _children(turn):
+                leaves = _children(child) or [child]
                 visible = False
                 for leaf in leaves:
                     match = not needle or self._matches(leaf, needle)
@@ -369,3 +367,7 @@ class TapePage(Page):
         entry_id = item.data(0, ENTRY_ROLE)
         e = next((x for x in self.entries if x.id == entry_id), None)
         return e is not None and needle in e.text.casefold()
+
+
+def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    return [c for k in range(item.childCount()) if (c := item.child(k)) is not None]
