@@ -1,6 +1,6 @@
 """Print how fast the history importers read large synthetic histories.
 
-Run: /work/main/.venv/bin/python bench/bench_importers.py [turns]
+Run: python bench/bench_importers.py [turns]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Print what the vault costs: tape appends with redaction, a request's round trip, unlocks.
 
-Run: /work/main/.venv/bin/python bench/bench_vault.py [entries] [secrets]
+Run: python bench/bench_vault.py [entries] [secrets]
 
 Uses an in-memory key store (no keyring) for the append and request figures, and a
 real scrypt passphrase file (N=2**17, the production cost) for the unlock figure.

@@ -2,7 +2,7 @@
 
 The home is a copy of one seeded by bench/mcp_overhead.py (8 agents x 100 memories, en +
 zh, all embedded; `--cache` of that script, `home-100` inside it). Every run works on a
-fresh copy, so runs (and branches) start from the same state.
+fresh copy, so runs (and the two checkouts of a before/after) start from the same state.
 
     python bench/context_cpu.py HOME [--calls 500] [--profile]
         CPU ms per call of the whole process (time.process_time: every thread, the
@@ -12,8 +12,8 @@ fresh copy, so runs (and branches) start from the same state.
         Run 60 fixed (agent, thread, query) calls on a manual clock and write what each
         returned (included ids in order, scores, routes, the text, dropped ids and
         reasons, tokens used), the recall records they left, and 18 searches for each
-        of the first three agents: run it on two branches and compare the files (cmp);
-        they must be identical.
+        of the first three agents: run it on the code before and after a change and
+        compare the files (cmp); they must be identical.
 
 Queries cycle through six (en + zh), so the query-vector cache (64 entries, in
 app/index/service.py) always hits after the warm-up: the figure leaves out the query's
@@ -59,7 +59,7 @@ def calls(engine: Engine, n: int) -> list[tuple[str, str, str]]:
 
 
 def copy_home(source: Path) -> Path:
-    target = Path(tempfile.mkdtemp(prefix="ctxcpu-")) / "home"
+    target = Path(tempfile.mkdtemp(prefix="context-cpu-")) / "home"
     shutil.copytree(source, target)
     return target
 

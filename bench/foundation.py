@@ -1,5 +1,5 @@
-"""Issue 2's figures (the code lives in app.benchmarks.foundation, shared with
-`tapemind bench foundation`)."""
+"""The foundation's figures: tape appends, `remember`, and `memory list` at 100k memories
+(the code lives in app.benchmarks.foundation, shared with `tapemind bench foundation`)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ machine load hits both alike:
 - raw: `embed_documents` over the same texts in batches of 64 (the model already loaded);
 - drain: `run_indexer` over the whole queue (model loaded, chromadb already opened),
   which adds SQLite reads, chromadb upserts and the bookkeeping commits.
-Prints rows/s of each and their ratio (the issue's target: drain >= 80 % of raw), the
+Prints rows/s of each and their ratio (the target: drain >= 80 % of raw), the
 drain's CPU per row in this process and, when a backlog of `--offload-from` rows or more
 (default: the product's, 4,096) made the indexer embed in a child process, the child's
 rows, CPU and RSS; plus cold costs (model load, chromadb open), query latency and

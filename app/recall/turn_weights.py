@@ -8,7 +8,7 @@ evidence turns against the other candidates of the same question, classes balanc
   records two people talking, every turn under role "user", so it cannot say anything
   about them (and they change nothing there).
 The script prints both benchmarks' figures for these weights and for the weights fitted
-the other way round; `bench/README.md` keeps them.
+the other way round; `bench/README.md` ("Turn weights") keeps the shipped weights' figures.
 """
 
 from __future__ import annotations

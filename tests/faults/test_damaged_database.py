@@ -119,9 +119,9 @@ def test_a_truncated_database_is_refused(home: Path, clock: ManualClock) -> None
 def test_random_written_pages_are_refused_at_open_and_doctor_says_so(
     home: Path, clock: ManualClock
 ) -> None:
-    """The issue's damage: `dd if=/dev/urandom ... seek=244 count=2 conv=notrunc`."""
+    """Random bytes over two pages: `dd if=/dev/urandom ... seek=244 count=2 conv=notrunc`."""
     _home(home, clock)
-    page, size = _leaf(home, "tape_entries")  # a page of rows, as the issue's damage hit
+    page, size = _leaf(home, "tape_entries")  # a page of rows, where that dd lands
     with (home / "tapemind.db").open("r+b") as fh:
         fh.seek((page - 1) * size + 1024)
         fh.write(os.urandom(2 * 512))
