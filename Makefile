@@ -61,9 +61,10 @@ test: system-test setup setup-node
 	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real"
 
-## The engine core in under a minute: no subprocesses, no Qt, a hashing embedder for models.
+## The engine core in under a minute: no subprocesses, no Qt, a hashing embedder for models,
+## one test process per core (its tests share nothing but the machine).
 test-fast: setup
-	$(BIN)/python -m pytest -q --fast tests/engine tests/test_architecture.py tests/contract
+	$(BIN)/python -m pytest -q -n auto --fast tests/engine tests/test_architecture.py tests/contract
 
 test-keyring: setup
 	bash tests/run_keyring_real.sh

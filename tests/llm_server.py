@@ -14,6 +14,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+# How often a test server's loop looks for shutdown(): the standard library's 0.5 s
+# would be waited out at the end of every test that starts one.
+POLL_S = 0.02
+
 Reply = Callable[[dict[str, Any]], "str | int"]
 
 
@@ -57,7 +61,7 @@ def chat_server(reply: Reply) -> Iterator[tuple[str, list[dict[str, Any]]]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(POLL_S,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen

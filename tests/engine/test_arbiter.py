@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from app.confront.arbiter import Candidate, LLMArbiter, Neighbour, OfflineArbiter
+from tests.llm_server import POLL_S
 
 OFFLINE = OfflineArbiter()
 
@@ -199,7 +200,7 @@ def server() -> Iterator[tuple[str, _Script]]:
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(POLL_S,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", script
     httpd.shutdown()

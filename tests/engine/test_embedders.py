@@ -21,6 +21,7 @@ from app.index.embedders import (
     Usem3Embedder,
     make_embedder,
 )
+from tests.llm_server import POLL_S
 
 pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
 
@@ -154,7 +155,7 @@ class _Server:
 @pytest.fixture
 def server() -> Iterator[_Server]:
     srv = _Server()
-    thread = threading.Thread(target=srv.httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.httpd.serve_forever, args=(POLL_S,), daemon=True)
     thread.start()
     yield srv
     srv.httpd.shutdown()
