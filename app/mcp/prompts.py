@@ -72,7 +72,8 @@ def get_prompt(engine: Any, agent: str, name: str) -> types.GetPromptResult:
             names = [MEMORY_SKILL, *(s.name for s in engine.skills(agent))]
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"There is no prompt named {name!r}. Your prompts are: {', '.join(names)}.",
+                # The name sent is never repeated: it may be a pasted credential, or huge.
+                f"There is no prompt of yours by that name. Your prompts are: {', '.join(names)}.",
             ) from None
         description, text = skill.description, skill.text
         warning = note(skill)

@@ -111,10 +111,11 @@ def templates() -> types.ListResourceTemplatesResult:
     )
 
 
-def _not_found(uri: str) -> MCPError:
+def _not_found() -> MCPError:
+    # The URI sent is never repeated: it may be a pasted credential, or huge.
     return MCPError(
         types.INVALID_PARAMS,
-        f"No resource {uri[:200]!r} of yours. Use a URI from resources/list: "
+        "No resource of yours at that URI. Use a URI from resources/list: "
         "tapemind://skills/NAME or tapemind://memories/ID.",
     )
 
@@ -140,7 +141,7 @@ def read(engine: Any, agent: str, uri: str) -> types.ReadResourceResult:
                 uri=uri, mime_type="application/json", text=json.dumps(detail, ensure_ascii=False)
             )
         else:
-            raise _not_found(uri)
+            raise _not_found()
     except NotFound:
-        raise _not_found(uri) from None
+        raise _not_found() from None
     return types.ReadResourceResult(contents=[contents])
