@@ -20,7 +20,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from app import NotFound
-from app.mcp.prompts import MEMORY_SKILL, memory_skill, note
+from app.mcp.prompts import MEMORY_SKILL, memory_skill, note, served, served_skill
 from app.mcp.tools import memory as memory_tool
 
 PAGE = 100
@@ -46,7 +46,7 @@ def _skills(engine: Any, agent: str) -> list[types.Resource]:
             mime_type="text/markdown",
         )
     ]
-    for skill in engine.skills(agent):
+    for skill in served(engine, agent):
         out.append(
             types.Resource(
                 uri=SKILL_URI.format(name=skill.name),
@@ -130,7 +130,7 @@ def read(engine: Any, agent: str, uri: str) -> types.ReadResourceResult:
             if skill.group(1) == MEMORY_SKILL:
                 text = memory_skill()[1]
             else:
-                grown = engine.skill(agent, skill.group(1))
+                grown = served_skill(engine, agent, skill.group(1))
                 warning = note(grown)
                 text = f"{warning}\n\n{grown.text}" if warning else grown.text
             contents = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)

@@ -1,5 +1,6 @@
 """What agents are given of a grown skill never holds what the owner took back: a value
-stored in the vault afterwards. In English and Chinese, through the engine."""
+stored in the vault afterwards, or the words of a memory the skill rested on that was
+forgotten. In English and Chinese, through the engine."""
 
 from __future__ import annotations
 
@@ -65,3 +66,23 @@ def test_vault_set_takes_a_value_out_of_grown_skills_and_drafts(
     assert value.encode() not in b"".join(
         p.read_bytes() for p in home.iterdir() if p.name.startswith("tapemind.db")
     )
+
+
+@pytest.mark.parametrize("language", sorted(CASES))
+def test_a_forgotten_memory_withholds_its_skill_until_the_owner_accepts_one_without_it(
+    cc: Engine, language: str
+) -> None:
+    items, at, _ = CASES[language]
+    ids, skill = grow(cc, items)
+    words = cc.memory(ids[at]).memory.text
+    assert words in skill.text and not skill.withheld
+    cc.forget(ids[at])
+    held = cc.skill("cc", skill.name)
+    assert held.state == "stale" and held.withheld
+    assert (ids[at], "forgotten") in [(i.memory_id, i.what) for i in held.issues]
+    assert held.text == skill.text  # the owner's accepted version is kept as accepted
+    revision = proposal_for(cc.insights("cc"), [i for i in ids if i != ids[at]])
+    assert revision is not None and revision.reason == "stale"
+    assert revision.skill_id == skill.id and words not in revision.text
+    back = cc.accept_proposal(revision.id)
+    assert back.version == 2 and not back.withheld and words not in back.text
