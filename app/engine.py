@@ -480,6 +480,7 @@ class Engine:
             redacted_entries=found.entries,
             redacted_memories=found.memories,
             redacted_other=found.other,
+            redacted_skills=found.skills,
         )
 
     def secrets(self) -> list[SecretInfo]:

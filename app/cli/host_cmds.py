@@ -207,6 +207,14 @@ def skill_install(state: State, name: str, target: Path, agent: str | None, forc
         origin = "the skill of this Tapemind version"
     else:
         grown = _grown_skill(state, name, agent)
+        if grown.withheld:
+            gone = ", ".join(f"m{i.memory_id}" for i in grown.issues if i.what == "forgotten")
+            raise InvalidInput(
+                f"Skill {name} of agent {grown.agent} rests on memory {gone}, which was "
+                "forgotten, so it is not given to agents (its words must go with the memory). "
+                f"Run `tapemind insights --agent {grown.agent}` for a version without it, "
+                "review it with `tapemind insights show ID` and accept it, then install again."
+            )
         shipped = {"SKILL.md": grown.text.encode("utf-8")}
         origin = f"version {grown.version} of agent {grown.agent}'s grown skill"
     target = target.expanduser()

@@ -186,7 +186,8 @@ def _state_line(skill: GrownSkill) -> str:
         + (f" by memory {i.other_id}" if i.what in ("contradicted", "superseded") else "")
         for i in skill.issues
     )
-    return f"{skill.state}: {why}"
+    held = " (withheld from agents until you accept a version without it)" if skill.withheld else ""
+    return f"{skill.state}: {why}{held}"
 
 
 @click.command("list")

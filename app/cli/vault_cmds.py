@@ -64,11 +64,17 @@ def set_(state: State, name: str, tags: tuple[str, ...]) -> None:
         emit_json(info)
     else:
         click.echo(f"Stored secret {info.name} (key {info.key_id}).")
-        if info.redacted_entries or info.redacted_memories or info.redacted_other:
+        if (
+            info.redacted_entries
+            or info.redacted_memories
+            or info.redacted_other
+            or info.redacted_skills
+        ):
             click.echo(
                 f"Its value was already written before: replaced in {info.redacted_entries} "
-                f"tape entries, {info.redacted_memories} memories and {info.redacted_other} "
-                "other records (recall queries, requests, reasons)."
+                f"tape entries, {info.redacted_memories} memories, {info.redacted_skills} "
+                f"skill versions and proposals, and {info.redacted_other} other records "
+                "(recall queries, requests, reasons)."
             )
 
 

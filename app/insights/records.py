@@ -87,7 +87,12 @@ class SkillIssue:
 
 @dataclass(frozen=True)
 class GrownSkill:
-    """An accepted skill of one agent, at its current version."""
+    """An accepted skill of one agent, at its current version.
+
+    `withheld`: agents are not given it (over MCP, or by `skill install`) because a memory
+    it rests on was forgotten; the owner still reads the accepted text, and agents get the
+    skill again once the owner accepts a version that no longer rests on that memory.
+    """
 
     id: int
     agent: str
@@ -100,6 +105,7 @@ class GrownSkill:
     issues: tuple[SkillIssue, ...]
     created_at: datetime
     updated_at: datetime
+    withheld: bool = False
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,16 @@ current version rests on, so it is right in every process and after any write pa
 - review: an open conflict contradicts one of them (a newer memory disagrees and the owner
   has not settled it), or one was edited since the skill took it;
 - current otherwise.
+
+A stale skill whose memory was forgotten is also withheld from agents. Forgetting is the
+owner saying those words must go; the accepted version is the owner's record and stays as
+accepted, but what agents are served must not carry them. Serving the text with the
+citing steps cut out would not be enough: the title, the name, the description and "when
+to use it" are drawn from all the memories' words (by the extractive writer, an LLM or the
+owner's edit), and a step may paraphrase a memory it does not cite. So the whole skill is
+held back until the owner accepts a version without that memory (the next insights run
+proposes one). A superseded memory is different: it is still the agent's to read, as the
+history of its successor, so its skill is served with a note naming both.
 """
 
 from __future__ import annotations
@@ -84,6 +94,7 @@ def _skill(db: Any, agent: str, agent_id: int, r: Any) -> GrownSkill:
         issues=found,
         created_at=from_iso(r[3]),
         updated_at=from_iso(r[4]),
+        withheld=any(i.what == "forgotten" for i in found),
     )
 
 

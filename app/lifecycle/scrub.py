@@ -7,7 +7,8 @@ the new value (as `app.vault.redact` finds them: any case, split by whitespace, 
 encoded) in:
 
 - what an agent reads (tape entries' text, labels and meta; memories' text, labels and
-  versions): with ``[secret:NAME]`` where that agent was given the secret, else
+  versions; grown skills' versions and the drafts of proposals, which become a skill's
+  text when accepted): with ``[secret:NAME]`` where that agent was given the secret, else
   ``[secret]`` (`app.vault.echoes`);
 - what only the owner reads (recall queries, access requests, arbiter and conflict
   reasons): with ``[secret:NAME]``.
@@ -44,9 +45,10 @@ class Scrubbed:
     entries: int = 0
     memories: int = 0
     other: int = 0  # recall queries, access requests, reasons: what only the owner reads
+    skills: int = 0  # grown skills' versions and proposals' drafts
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.memories or self.other)
+        return bool(self.entries or self.memories or self.other or self.skills)
 
 
 Shown = Callable[[int, str], bool]  # (agent id, secret name) -> may the marker name it
@@ -66,6 +68,7 @@ def scrub(rt: Runtime, names: Sequence[str]) -> Scrubbed:
         entries=_entries(rt, redactor, shown),
         memories=_memories(rt, redactor, shown),
         other=_owner_texts(rt, redactor),
+        skills=_skills(rt, redactor, shown),
     )
     if result:
         with rt.write() as s:
@@ -261,4 +264,42 @@ def _owner_texts(rt: Runtime, redactor: Redactor) -> int:
                 with rt.write_driver() as s:
                     dbapi(s).executemany(f"UPDATE {table} SET {sets} WHERE {key} = ?", fixed)
                 changed += len(fixed)
+    return changed
+
+
+def _skills(rt: Runtime, redactor: Redactor, shown: Shown) -> int:
+    """Grown skills' versions (text, description) and proposals' drafts (JSON) and notes.
+    A skill's name is left as it is: it is a slug of ASCII words, and a marker is no name."""
+    changed = 0
+    sql = (
+        "SELECT v.rowid, s.agent_id, v.text, v.description FROM skill_versions v "
+        "JOIN skills s ON s.id = v.skill_id WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?"
+    )
+    for rows in _batches(rt, sql):
+        fixed = []
+        for rowid, agent_id, text, description in rows:
+            name_shown = _for(shown, agent_id)
+            new = (_text(redactor, text, name_shown), _text(redactor, description, name_shown))
+            if new != (text, description):
+                fixed.append((*new, rowid))
+        if fixed:
+            with rt.write_driver() as s:
+                dbapi(s).executemany(
+                    "UPDATE skill_versions SET text = ?, description = ? WHERE rowid = ?", fixed
+                )
+            changed += len(fixed)
+    sql = "SELECT id, agent_id, draft, note FROM insight_proposals WHERE id > ? ORDER BY id LIMIT ?"
+    for rows in _batches(rt, sql):
+        fixed = []
+        for row_id, agent_id, draft, note in rows:
+            name_shown = _for(shown, agent_id)
+            new = (_meta(redactor, draft, name_shown), _text(redactor, note, name_shown))
+            if new != (draft, note):
+                fixed.append((*new, row_id))
+        if fixed:
+            with rt.write_driver() as s:
+                dbapi(s).executemany(
+                    "UPDATE insight_proposals SET draft = ?, note = ? WHERE id = ?", fixed
+                )
+            changed += len(fixed)
     return changed

@@ -4,7 +4,9 @@
 to use the tools; a grown skill is a procedure the agent's own memories taught, accepted
 by the owner. Only the connection's agent's skills are listed or given. A skill whose
 memories changed since it was accepted comes with a note naming them (ids only), so the
-agent checks those steps with `memory` before relying on them.
+agent checks those steps with `memory` before relying on them; one resting on a forgotten
+memory is neither listed nor given until the owner accepts a version without it
+(`GrownSkill.withheld`, app/insights/skills.py says why).
 """
 
 from __future__ import annotations
@@ -52,10 +54,29 @@ def note(skill: Any) -> str | None:
     return "Note: " + "; ".join(parts) + ". Check those steps with `memory` before relying on them."
 
 
+WITHHELD = (
+    "That skill is held back until the owner reviews it: a memory it rested on was "
+    "forgotten. Do without it for now; prompts/list names the skills you can use."
+)
+
+
+def served(engine: Any, agent: str) -> list[Any]:
+    """The agent's grown skills that agents are given (not withheld)."""
+    return [s for s in engine.skills(agent) if not s.withheld]
+
+
+def served_skill(engine: Any, agent: str, name: str) -> Any:
+    """Grown skill `name` of the agent. Raises NotFound, or MCPError for a withheld one."""
+    skill = engine.skill(agent, name)
+    if skill.withheld:
+        raise MCPError(types.INVALID_PARAMS, WITHHELD)
+    return skill
+
+
 def prompt_list(engine: Any, agent: str) -> types.ListPromptsResult:
     description, _ = memory_skill()
     prompts = [types.Prompt(name=MEMORY_SKILL, title="Tapemind memory", description=description)]
-    for skill in engine.skills(agent):
+    for skill in served(engine, agent):
         prompts.append(types.Prompt(name=skill.name, description=skill.description))
     return types.ListPromptsResult(prompts=prompts)
 
@@ -67,12 +88,13 @@ def get_prompt(engine: Any, agent: str, name: str) -> types.GetPromptResult:
         description, text = memory_skill()
     else:
         try:
-            skill = engine.skill(agent, name)
+            skill = served_skill(engine, agent, name)
         except NotFound:
-            names = [MEMORY_SKILL, *(s.name for s in engine.skills(agent))]
+            names = [MEMORY_SKILL, *(s.name for s in served(engine, agent))]
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"There is no prompt named {name!r}. Your prompts are: {', '.join(names)}.",
+                # The name sent is never repeated: it may be a pasted credential, or huge.
+                f"There is no prompt of yours by that name. Your prompts are: {', '.join(names)}.",
             ) from None
         description, text = skill.description, skill.text
         warning = note(skill)

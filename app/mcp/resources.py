@@ -20,7 +20,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from app import NotFound
-from app.mcp.prompts import MEMORY_SKILL, memory_skill, note
+from app.mcp.prompts import MEMORY_SKILL, memory_skill, note, served, served_skill
 from app.mcp.tools import memory as memory_tool
 
 PAGE = 100
@@ -46,7 +46,7 @@ def _skills(engine: Any, agent: str) -> list[types.Resource]:
             mime_type="text/markdown",
         )
     ]
-    for skill in engine.skills(agent):
+    for skill in served(engine, agent):
         out.append(
             types.Resource(
                 uri=SKILL_URI.format(name=skill.name),
@@ -111,10 +111,11 @@ def templates() -> types.ListResourceTemplatesResult:
     )
 
 
-def _not_found(uri: str) -> MCPError:
+def _not_found() -> MCPError:
+    # The URI sent is never repeated: it may be a pasted credential, or huge.
     return MCPError(
         types.INVALID_PARAMS,
-        f"No resource {uri[:200]!r} of yours. Use a URI from resources/list: "
+        "No resource of yours at that URI. Use a URI from resources/list: "
         "tapemind://skills/NAME or tapemind://memories/ID.",
     )
 
@@ -129,7 +130,7 @@ def read(engine: Any, agent: str, uri: str) -> types.ReadResourceResult:
             if skill.group(1) == MEMORY_SKILL:
                 text = memory_skill()[1]
             else:
-                grown = engine.skill(agent, skill.group(1))
+                grown = served_skill(engine, agent, skill.group(1))
                 warning = note(grown)
                 text = f"{warning}\n\n{grown.text}" if warning else grown.text
             contents = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)
@@ -140,7 +141,7 @@ def read(engine: Any, agent: str, uri: str) -> types.ReadResourceResult:
                 uri=uri, mime_type="application/json", text=json.dumps(detail, ensure_ascii=False)
             )
         else:
-            raise _not_found(uri)
+            raise _not_found()
     except NotFound:
-        raise _not_found(uri) from None
+        raise _not_found() from None
     return types.ReadResourceResult(contents=[contents])

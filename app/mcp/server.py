@@ -16,6 +16,8 @@ from typing import Any
 import anyio.to_thread
 import mcp_types as types
 from mcp.server import CacheHint, Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from app.codec import to_json
@@ -202,6 +204,37 @@ def run_tool(
     )
 
 
+UNKNOWN_METHOD = (
+    "There is no method by that name on this server. Tapemind serves tools/list and "
+    "tools/call, prompts/list and prompts/get, resources/list, resources/read and "
+    "resources/templates/list."
+)
+
+
+async def without_echo_of_request(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """`call_next(ctx)`, with any JSON-RPC error it raises told without what was sent.
+
+    Tool errors are written without the values sent (run_tool); the other methods'
+    refusals are JSON-RPC errors, some of them the SDK's own (an unknown method comes back
+    with its name as the error's data). A prompt name, a URI or a method may be a
+    credential pasted in the wrong place, or megabytes: every longer string of the request
+    is taken out of the message, the data is dropped, and the message is bounded.
+    """
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        code = exc.error.code
+        if code == types.METHOD_NOT_FOUND:
+            message = UNKNOWN_METHOD
+        else:
+            sent = {"method": ctx.method, "params": ctx.params}
+            message = bounded(without_echo(exc.error.message, sent))
+        # The SDK's pinned empty data ("") says nothing; any other data may be what was sent.
+        raise MCPError(code, message, "" if exc.error.data == "" else None) from None
+
+
 def unopened(exc: TapemindError) -> str:
     """What an agent reads when the home could not be opened for its call: the person's
     message names processes, paths and commands; the agent can only pass it on."""
@@ -264,7 +297,7 @@ def build_server(
 
         return await anyio.to_thread.run_sync(call)
 
-    return Server(
+    server: Server[Any] = Server(
         "tapemind",
         version=version,
         instructions=INSTRUCTIONS,
@@ -279,3 +312,6 @@ def build_server(
         # memories as tapemind:// resources (app/mcp/catalog.py).
         **catalog.handlers(engine, identify),
     )
+    # Inside the SDK's tracing middleware: a span records the answer the agent got.
+    server.middleware.append(without_echo_of_request)
+    return server

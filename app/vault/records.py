@@ -29,10 +29,12 @@ class SecretInfo:
     updated_at: datetime
     key_id: str
     # `set_secret` only: rows written before the value was a secret, in which it was
-    # found and replaced by a marker (tape entries; memories; what only the owner reads).
+    # found and replaced by a marker (tape entries; memories; what only the owner reads;
+    # grown skills' versions and proposals' drafts).
     redacted_entries: int = 0
     redacted_memories: int = 0
     redacted_other: int = 0
+    redacted_skills: int = 0
 
 
 @dataclass(frozen=True)

@@ -119,3 +119,23 @@ def test_a_stale_skill_says_which_memory_changed(
     else:
         assert f"stale: memory {ids[1]} was forgotten" in run("skill", "list", "--agent",
                                                                "cc").stdout  # fmt: skip
+
+
+@pytest.mark.parametrize("items", [DEPLOY_EN, SLOWSQL_ZH], ids=["en", "zh"])
+def test_a_skill_resting_on_a_forgotten_memory_is_not_installed_until_reviewed(
+    run: Run, home: Path, clock: ManualClock, tmp_path: Path, items: Any
+) -> None:
+    ids = seed(home, clock, "cc", items)
+    run("insights", "--agent", "cc")
+    name = json.loads(run("insights", "accept", "1", "--json").stdout)["name"]
+    with Engine.open(home, clock=clock) as engine:
+        words = engine.memory(ids[1]).memory.text
+    run("forget", str(ids[1]), "--yes")
+    listed = run("skill", "list", "--agent", "cc").stdout
+    assert "withheld from agents" in listed
+    refused = run("skill", "install", name, "--target", str(tmp_path / "skills"), ok=False)
+    assert f"m{ids[1]}, which was forgotten" in refused.stderr
+    assert "tapemind insights --agent cc" in refused.stderr
+    assert not (tmp_path / "skills" / name).exists() and words not in refused.stderr
+    # The owner still reads the version accepted, words and all.
+    assert words in run("skill", "show", name, "--agent", "cc").stdout

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from app import Engine
 from app.cli.main import cli
 from app.vault.passphrase import PASSPHRASE_ENV
+from tests.insight_cases import DEPLOY_EN, learn, proposal_for
 
 VALUE = "ghp_cliValue0123456789abcdefABCDEF"
 ROOT = Path(__file__).resolve().parents[2]
@@ -207,3 +208,18 @@ def test_agent_waits_in_a_subprocess_while_the_owner_answers(
             agent.kill()
     assert agent.returncode == 0, err
     assert json.loads(out)["value"] == VALUE
+
+
+def test_vault_set_says_how_many_grown_skills_held_the_value(cli_home: Path) -> None:
+    with Engine.open(cli_home) as engine:
+        items = [*DEPLOY_EN]
+        items[1] = (*items[1][:2], f"{items[1][2]} Log in with {VALUE}.")
+        ids = learn(engine, "claude-code", items)
+        engine.report_used("claude-code", "t-used", ids)
+        skill = engine.accept_proposal(proposal_for(engine.insights("claude-code"), ids).id)
+        assert VALUE in skill.text
+    out = run(cli_home, "vault", "set", "GITHUB_TOKEN", input=VALUE + "\n")
+    assert out.exit_code == 0, out.output
+    assert "2 skill versions and proposals" in out.output and VALUE not in out.output
+    shown = run(cli_home, "skill", "show", skill.name, "--agent", "claude-code")
+    assert VALUE not in shown.output and "[secret]" in shown.output

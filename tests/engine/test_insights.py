@@ -230,6 +230,7 @@ def test_a_superseded_memory_stales_the_skill_and_the_next_run_revises_it(engine
         assert newer.decision == "supersede" and newer.target_id == ids[1]
         stale = engine.skill("cc", skill.name)
         assert stale.state == "stale" and stale.issues[0].what == "superseded"
+        assert not stale.withheld  # still the agent's to read: served with a note
         assert stale.issues[0].other_id == newer.memory.id
         engine.report_used("cc", "use-9", [ids[0], ids[2], newer.memory.id])
         revision = proposal_for(engine.insights("cc"), [ids[0], ids[2], newer.memory.id])

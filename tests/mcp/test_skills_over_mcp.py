@@ -70,7 +70,7 @@ def test_an_agent_gets_its_skills_as_prompts_and_resources_over_http(grown: dict
             mine = await client.get_prompt(a_skill.name)
             assert mine.messages[0].role == "user"
             assert mine.messages[0].content.text == a_skill.text
-            with pytest.raises(MCPError, match="no prompt named") as refused:
+            with pytest.raises(MCPError, match="no prompt of yours") as refused:
                 await client.get_prompt(b_skill.name)  # B's skill: not A's to read
             assert b_skill.description not in str(refused.value)
 
