@@ -6,7 +6,14 @@ import uuid
 
 import click
 
-from app import CATEGORIES, STATUSES, MemoryDetail, RememberResult
+from app import (
+    CATEGORIES,
+    STATUSES,
+    MemoryDetail,
+    RememberResult,
+    check_edited_text,
+    check_memory_text,
+)
 from app.cli.base import State, ask_first, json_option, pass_state
 from app.cli.output import clip, emit_json, fields, short_time, table, times
 
@@ -75,6 +82,7 @@ def remember(
     text: str,
 ) -> None:
     """Offer TEXT as a durable conclusion: stored, or refused with the reason."""
+    check_memory_text(text)  # bad input is said as such (exit 2), before the vault is asked
     result = state.engine(vault="text").remember(
         agent,
         text,
@@ -215,6 +223,7 @@ def list_(
 @pass_state
 def edit(state: State, memory_id: int, text: str) -> None:
     """Owner edit: store TEXT as a new version (the old one is kept)."""
+    check_edited_text(text)  # as `remember`: bad input first, before the vault is asked
     m = state.engine(vault="text").edit_memory(memory_id, text)
     if state.as_json:
         emit_json(m)
