@@ -15,7 +15,7 @@ from app import (
     check_memory_text,
 )
 from app.cli.base import State, ask_first, json_option, pass_state
-from app.cli.output import clip, emit_json, fields, short_time, table, times
+from app.cli.output import clip, counted, emit_json, fields, short_time, table, times
 
 
 def _print_result(result: RememberResult) -> None:
@@ -23,8 +23,15 @@ def _print_result(result: RememberResult) -> None:
     if result.decision == "duplicate":
         click.echo(
             f"duplicate of memory {result.target_id}: nothing new was stored; memory "
-            f"{result.target_id} was reinforced instead ({result.reason})."
+            f"{result.target_id} was reinforced instead."
         )
+        # The exact-match reason repeats the line above for agents that read only it.
+        why = (
+            "the same text once normalised"
+            if result.arbiter == "hash"
+            else f"{result.reason} (arbiter: {result.arbiter})"
+        )
+        click.echo(f"  reason: {why}")
     elif m is not None:
         click.echo(f"{result.decision}: memory {m.id} [{m.category}] {clip(m.text, 70)}")
         if result.target_id is not None:
@@ -264,7 +271,7 @@ def used(state: State, agent: str, turn: str, memory_ids: tuple[int, ...]) -> No
     if state.as_json:
         emit_json({"recorded": recorded})
     else:
-        click.echo(f"Recorded {len(recorded)} use(s) in turn {turn}.")
+        click.echo(f"Recorded {counted(len(recorded), 'use')} in turn {turn}.")
 
 
 def register(cli: click.Group) -> None:
