@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from app.limits import (
         MAX_BUDGET,
     )
+    from app.memory import check_edited_text, check_memory_text
     from app.models import (
         ARBITERS,
         CATEGORIES,
@@ -228,7 +229,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "VaultStatus": ("app.vault.records", "VaultStatus"),
     "VaultStillLocked": ("app.errors", "VaultStillLocked"),
     "WriteBusy": ("app.errors", "WriteBusy"),
+    "check_edited_text": ("app.memory", "check_edited_text"),
     "check_home": ("app.db.home", "check_openable"),
+    "check_memory_text": ("app.memory", "check_memory_text"),
     "doctor": ("app.db.home", "doctor_home"),
     "dropped_summary": ("app.recall.context", "dropped_summary"),
     "history_file_patterns": ("app.transfer.importers", "file_patterns"),
@@ -328,7 +331,9 @@ __all__ = [
     "VaultStillLocked",
     "WriteBusy",
     "__version__",
+    "check_edited_text",
     "check_home",
+    "check_memory_text",
     "doctor",
     "dropped_summary",
     "history_file_patterns",

@@ -29,6 +29,13 @@ def tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
+def counted(n: int, one: str, many: str, **values: object) -> str:
+    """A count in the right number: `one` ("{n} active memory", translated) when `n` is 1,
+    else `many` ("{n} active memories"), formatted with `n` and `values`. English says
+    "1 memory"; Chinese has one form, which both keys translate to."""
+    return (one if n == 1 else many).format(n=n, **values)
+
+
 def word(code: str) -> str:
     """An engine code (category, status, arbiter…) as words in the current language:
     its translation, else the code with its underscores made spaces ("project fact"),

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from .dialogs import TextEditDialog
-from .i18n import tr, word
+from .i18n import counted, tr, word
 from .insight_data import EvidenceMemory, ProposalView
 from .widgets import fmt_time, section_label, title_label
 
@@ -227,7 +227,10 @@ class InsightReviewDialog(QDialog):
             tr(KINDS.get(p.kind, p.kind)),
             tr(REASONS.get(p.reason, p.reason)),
             writer_text(p.writer),
-            tr("{n} steps from {m} memories").format(n=p.steps, m=len(p.evidence)),
+            tr("{steps} from {memories}").format(
+                steps=counted(p.steps, tr("{n} step"), tr("{n} steps")),
+                memories=counted(len(p.evidence), tr("{n} memory"), tr("{n} memories")),
+            ),
         ]
         if p.created_at is not None:
             parts.append(tr("proposed {time}").format(time=fmt_time(p.created_at)))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 
-from .i18n import tr
+from .i18n import counted, tr
 from .icons import app_icon
 
 if TYPE_CHECKING:
@@ -73,7 +73,11 @@ class Tray(QSystemTrayIcon):
             # The window is closed: say so where the owner can see it.
             self.showMessage(
                 tr("Secret requested"),
-                tr("{n} requests wait for your answer.").format(n=requests),
+                counted(
+                    requests,
+                    tr("{n} request waits for your answer."),
+                    tr("{n} requests wait for your answer."),
+                ),
             )
 
     def retranslate(self) -> None:

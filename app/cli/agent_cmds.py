@@ -6,7 +6,7 @@ import click
 
 from app import PERMISSION_MODES, AgentSettings, AgentStats
 from app.cli.base import State, json_option, pass_state
-from app.cli.output import emit_json, fields, short_time, table
+from app.cli.output import counted, emit_json, fields, short_time, table
 
 
 @click.group()
@@ -81,7 +81,8 @@ def list_(state: State) -> None:
                 short_time(a.created_at),
             ]
         )
-    table(["AGENT", "TAPE", "MEMORIES", "MODE", "CREATED"], rows)
+    # Active memories: the figure the app's Agents page gives for each agent too.
+    table(["AGENT", "TAPE", "ACTIVE MEMORIES", "MODE", "CREATED"], rows)
 
 
 @agent.command("show")
@@ -145,8 +146,8 @@ def rm(state: State, name: str, yes: bool) -> None:
     stats = engine.agent_stats(name)
     # Not `ask_first`: removing a whole agent asks scripts too (they pass --yes).
     if not yes and not click.confirm(
-        f"Remove agent {name} with {stats.tape_entries} tape entries and "
-        f"{stats.total} memories? This cannot be undone",
+        f"Remove agent {name} with {counted(stats.tape_entries, 'tape entry', 'tape entries')} "
+        f"and {counted(stats.total, 'memory', 'memories')}? This cannot be undone",
         default=False,
         err=True,
     ):
@@ -156,8 +157,9 @@ def rm(state: State, name: str, yes: bool) -> None:
         emit_json({"removed": name, **removed})
     else:
         click.echo(
-            f"Removed agent {name} ({removed['tape_entries']} tape entries, "
-            f"{removed['memories']} memories)."
+            f"Removed agent {name} "
+            f"({counted(removed['tape_entries'], 'tape entry', 'tape entries')}, "
+            f"{counted(removed['memories'], 'memory', 'memories')})."
         )
 
 

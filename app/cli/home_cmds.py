@@ -9,7 +9,7 @@ import click
 
 from app import PASSPHRASE_ENV, Engine, InvalidInput
 from app.cli.base import State, home_path, json_option, pass_state
-from app.cli.output import emit_json, fields, short_time, table
+from app.cli.output import counted, emit_json, fields, short_time, table
 
 
 @click.command()
@@ -82,7 +82,7 @@ def export_(state: State, out: str) -> None:
     if state.as_json:
         emit_json({"file": out, "rows": counts})
     else:
-        click.echo(f"Exported {sum(counts.values())} rows to {out}.")
+        click.echo(f"Exported {counted(sum(counts.values()), 'row')} to {out}.")
 
 
 @click.command("import")
@@ -99,7 +99,7 @@ def import_(state: State, file: Path) -> None:
     if state.as_json:
         emit_json({"file": str(file), "rows": counts})
     else:
-        click.echo(f"Imported {sum(counts.values())} rows into {engine.home}.")
+        click.echo(f"Imported {counted(sum(counts.values()), 'row')} into {engine.home}.")
 
 
 @click.command()

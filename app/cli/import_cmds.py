@@ -11,7 +11,7 @@ from app import HISTORY_FORMATS as FORMATS
 from app import InvalidInput, NewEntry, parse_history
 from app import history_file_patterns as file_patterns
 from app.cli.base import State, json_option, pass_state
-from app.cli.output import emit_json
+from app.cli.output import counted, emit_json
 
 CHUNK = 500  # entries per transaction: a big history never holds the write lock for long
 SHOWN_PROBLEMS = 10  # lines of problems printed; --json lists them all
@@ -88,7 +88,8 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
     ]
     if len(entries) >= ANNOUNCE and not state.as_json:
         click.echo(
-            f"Adding {len(entries)} entries from {batch.threads} thread(s) to the tape of "
+            f"Adding {counted(len(entries), 'entry', 'entries')} from "
+            f"{counted(batch.threads, 'thread')} to the tape of "
             f"agent {agent}…",
             err=True,
         )
@@ -112,7 +113,8 @@ def import_history(state: State, agent: str, fmt: str, path: Path) -> None:
         )
         return
     click.echo(
-        f"Imported {added} entries from {batch.threads} thread(s) into the tape of agent "
+        f"Imported {counted(added, 'entry', 'entries')} from {counted(batch.threads, 'thread')} "
+        "into the tape of agent "
         f"{agent} ({skipped} already there)."
     )
     for p in problems[:SHOWN_PROBLEMS]:  # each message already names the file and line

@@ -10,7 +10,7 @@ import click
 
 from app import GrownSkill, InvalidInput, Proposal
 from app.cli.base import State, json_option, pass_state
-from app.cli.output import clip, emit_json, printable, short_time, table
+from app.cli.output import clip, counted, emit_json, printable, short_time, table
 
 WHAT_CHANGED = {
     "forgotten": "was forgotten",
@@ -57,9 +57,10 @@ def insights(ctx: click.Context, agent: str | None) -> None:
         emit_json(report)
         return
     click.echo(
-        f"Agent {agent}: {report.considered} memories read, {report.groups} groups found; "
-        f"{report.created} new proposals, {report.unchanged} unchanged, {report.rejected} "
-        f"rejected before."
+        f"Agent {agent}: {counted(report.considered, 'memory', 'memories')} read, "
+        f"{counted(report.groups, 'group')} found; "
+        f"{counted(report.created, 'new proposal')}, {report.unchanged} unchanged, "
+        f"{report.rejected} rejected before."
     )
     for p in report.proposals:
         click.echo()

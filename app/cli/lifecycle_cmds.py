@@ -10,7 +10,7 @@ import click
 
 from app import ArchiveCandidate, Conflict, HealthSnapshot
 from app.cli.base import State, json_option, pass_state
-from app.cli.output import clip, emit_json, fields, printable, short_time, table
+from app.cli.output import clip, counted, emit_json, fields, printable, short_time, table
 from app.cli.tape_cmds import parse_time
 
 
@@ -342,8 +342,9 @@ def distill(state: State, agent: str, max_entries: int | None) -> None:
         emit_json(report)
     else:
         click.echo(
-            f"{agent}: read {report.entries_read} entries in {report.batches} batch(es); "
-            f"{report.candidates} candidates, {report.refused} refused by the gate, "
+            f"{agent}: read {counted(report.entries_read, 'entry', 'entries')} in "
+            f"{counted(report.batches, 'batch', 'batches')}; "
+            f"{counted(report.candidates, 'candidate')}, {report.refused} refused by the gate, "
             f"{report.skipped} skipped; watermark at entry #{report.watermark}."
         )
         if report.pending:

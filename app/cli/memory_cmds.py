@@ -6,9 +6,16 @@ import uuid
 
 import click
 
-from app import CATEGORIES, STATUSES, MemoryDetail, RememberResult
+from app import (
+    CATEGORIES,
+    STATUSES,
+    MemoryDetail,
+    RememberResult,
+    check_edited_text,
+    check_memory_text,
+)
 from app.cli.base import State, ask_first, json_option, pass_state
-from app.cli.output import clip, emit_json, fields, short_time, table, times
+from app.cli.output import clip, counted, emit_json, fields, short_time, table, times
 
 
 def _print_result(result: RememberResult) -> None:
@@ -16,8 +23,15 @@ def _print_result(result: RememberResult) -> None:
     if result.decision == "duplicate":
         click.echo(
             f"duplicate of memory {result.target_id}: nothing new was stored; memory "
-            f"{result.target_id} was reinforced instead ({result.reason})."
+            f"{result.target_id} was reinforced instead."
         )
+        # The exact-match reason repeats the line above for agents that read only it.
+        why = (
+            "the same text once normalised"
+            if result.arbiter == "hash"
+            else f"{result.reason} (arbiter: {result.arbiter})"
+        )
+        click.echo(f"  reason: {why}")
     elif m is not None:
         click.echo(f"{result.decision}: memory {m.id} [{m.category}] {clip(m.text, 70)}")
         if result.target_id is not None:
@@ -75,6 +89,7 @@ def remember(
     text: str,
 ) -> None:
     """Offer TEXT as a durable conclusion: stored, or refused with the reason."""
+    check_memory_text(text)  # bad input is said as such (exit 2), before the vault is asked
     result = state.engine(vault="text").remember(
         agent,
         text,
@@ -215,6 +230,7 @@ def list_(
 @pass_state
 def edit(state: State, memory_id: int, text: str) -> None:
     """Owner edit: store TEXT as a new version (the old one is kept)."""
+    check_edited_text(text)  # as `remember`: bad input first, before the vault is asked
     m = state.engine(vault="text").edit_memory(memory_id, text)
     if state.as_json:
         emit_json(m)
@@ -255,7 +271,7 @@ def used(state: State, agent: str, turn: str, memory_ids: tuple[int, ...]) -> No
     if state.as_json:
         emit_json({"recorded": recorded})
     else:
-        click.echo(f"Recorded {len(recorded)} use(s) in turn {turn}.")
+        click.echo(f"Recorded {counted(len(recorded), 'use')} in turn {turn}.")
 
 
 def register(cli: click.Group) -> None:

@@ -104,6 +104,12 @@ def error(message: str, code: str, as_json: bool) -> None:
         sys.stderr.write(f"error: {message}\n")
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """ "1 memory", "2 memories", "0 entries": a count with its noun in the right number
+    (`many` defaults to `one` + "s")."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def times(n: int) -> str:
     """ "once", "2 times": how often something happened."""
     return "once" if n == 1 else f"{n} times"

@@ -14,7 +14,7 @@ import click
 from app import KINDS, ROLES, InvalidInput
 from app import parse_time as from_iso
 from app.cli.base import State, ask_first, json_option, pass_state
-from app.cli.output import clip, emit_json, printable, short_time, table
+from app.cli.output import clip, counted, emit_json, printable, short_time, table
 
 
 def parse_time(value: str | None, flag: str) -> datetime | None:
@@ -156,9 +156,15 @@ def appended(
         turn = f", turn {e['turn']}" if e.get("turn") else ""
         return f"Appended entry {ids[0]} to the tape of {agent} (thread {e['thread']}{turn})."
     said = ", ".join(str(i) for i in ids) if len(ids) <= 10 else f"{ids[0]}…{ids[-1]}"
-    line = f"Appended {len(ids)} entries to the tape of {agent}" + (f": {said}." if ids else ".")
+    line = f"Appended {counted(len(ids), 'entry', 'entries')} to the tape of {agent}" + (
+        f": {said}." if ids else "."
+    )
     if skipped:
-        line += f" {skipped} already on the tape (same keys, appended before) were skipped."
+        were = "was" if skipped == 1 else "were"
+        line += (
+            f" {counted(skipped, 'entry', 'entries')} already on the tape (same keys, appended "
+            f"before) {were} skipped."
+        )
     return line
 
 

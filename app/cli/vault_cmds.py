@@ -15,7 +15,7 @@ import click
 
 from app import PERMISSION_MODES, Engine, HomeBusy, InvalidInput, SecretResult
 from app.cli.base import State, ask_first, json_option, pass_state
-from app.cli.output import emit_json, fields, short_time, table
+from app.cli.output import counted, emit_json, fields, short_time, table
 
 EXIT_DENIED = 7  # denied or expired: do not retry without a new reason
 EXIT_PENDING = 8  # waiting for the owner: ask again later, or --wait
@@ -71,9 +71,11 @@ def set_(state: State, name: str, tags: tuple[str, ...]) -> None:
             or info.redacted_skills
         ):
             click.echo(
-                f"Its value was already written before: replaced in {info.redacted_entries} "
-                f"tape entries, {info.redacted_memories} memories, {info.redacted_skills} "
-                f"skill versions and proposals, and {info.redacted_other} other records "
+                "Its value was already written before: replaced in "
+                f"{counted(info.redacted_entries, 'tape entry', 'tape entries')}, "
+                f"{counted(info.redacted_memories, 'memory', 'memories')}, "
+                f"{counted(info.redacted_skills, 'grown skill text')} and "
+                f"{counted(info.redacted_other, 'other record')} "
                 "(recall queries, requests, reasons)."
             )
 
@@ -164,7 +166,7 @@ def rotate_key(state: State) -> None:
     else:
         click.echo(
             f"Rotated the vault key {result.old_key_id} -> {result.new_key_id}; "
-            f"{result.secrets} secrets re-encrypted."
+            f"{counted(result.secrets, 'secret')} re-encrypted."
         )
 
 

@@ -10,6 +10,8 @@
 
 from app.memory import intake, owner, used, views
 from app.memory.intake import check_category
+from app.memory.intake import check_shape as check_memory_text
+from app.memory.owner import check_shape as check_edited_text
 from app.memory.records import (
     MEMORY_COLUMNS,
     NewMemory,
@@ -27,6 +29,8 @@ __all__ = [
     "NewMemory",
     "anchor_time",
     "check_category",
+    "check_edited_text",
+    "check_memory_text",
     "check_parents",
     "fade_days",
     "fade_time",

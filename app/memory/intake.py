@@ -143,10 +143,10 @@ def check_importance(importance: float) -> None:
         raise InvalidInput("Importance must be a number between 0 and 1.")
 
 
-def check_text(text: str) -> str:
-    """Return the text to store (stripped). Raises InvalidInput for text that is no memory
-    at all (empty, too long, not Unicode) and Refused, with the reason, for what the gate
-    keeps out (chit-chat, a credential, raw tool output)."""
+def check_shape(text: str) -> str:
+    """Return the text stripped, or raise InvalidInput for text that is no memory at all
+    (empty, too long, not Unicode). It needs nothing from the home, so a command checks
+    it before it opens or unlocks anything: bad input is said first, as bad input."""
     stripped = text.strip()
     try:
         stripped.encode("utf-8")
@@ -165,6 +165,14 @@ def check_text(text: str) -> str:
             "remember the conclusion, citing the entry as its source.",
             code="too_long",
         )
+    return stripped
+
+
+def check_text(text: str) -> str:
+    """Return the text to store (stripped). Raises InvalidInput for text that is no memory
+    at all (`check_shape`) and Refused, with the reason, for what the gate keeps out
+    (chit-chat, a credential, raw tool output)."""
+    stripped = check_shape(text)
     if is_chit_chat(stripped):
         raise Refused(
             "This is chit-chat, not a durable conclusion (a preference, project fact, "

@@ -18,15 +18,9 @@ from app.text import memory_hash
 from app.vault import echoes
 
 
-def edit(
-    rt: Runtime,
-    memory_id: int,
-    body: str,
-    *,
-    actor: str = "owner",
-    reason: str = "edited by the owner",
-) -> Memory:
-    """Owner edit: a new version of the text; earlier versions are kept."""
+def check_shape(body: str) -> str:
+    """An edit's new text stripped, or InvalidInput when it is empty, too long or not
+    Unicode (nothing from the home is needed: a command checks it before the vault)."""
     body = body.strip()
     if not body:
         raise InvalidInput("The new text is empty; to remove a memory use `tapemind forget`.")
@@ -36,6 +30,19 @@ def edit(
         raise InvalidInput("The new text is not valid Unicode (a lone surrogate).") from None
     if len(body) > MAX_MEMORY_CHARS:
         raise InvalidInput(f"The new text is over {MAX_MEMORY_CHARS} characters.")
+    return body
+
+
+def edit(
+    rt: Runtime,
+    memory_id: int,
+    body: str,
+    *,
+    actor: str = "owner",
+    reason: str = "edited by the owner",
+) -> Memory:
+    """Owner edit: a new version of the text; earlier versions are kept."""
+    body = check_shape(body)
     with rt.read() as s:
         found, holder = owned_memory(s, memory_id, None)
         agent_id = found.agent_id

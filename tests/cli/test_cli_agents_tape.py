@@ -70,11 +70,11 @@ def test_agent_rm_asks_and_can_be_declined(ready, run_json) -> None:
     ready("tape", "append", "--agent", "dc", "--thread", "t", "--role", "user", "--text", "hi")
     declined = ready("agent", "rm", "dc", input="n\n", ok=False)
     assert declined.exit_code == 1
-    assert "Remove agent dc with 1 tape entries" in declined.stderr
+    assert "Remove agent dc with 1 tape entry and 0 memories" in declined.stderr
     assert [a["name"] for a in run_json("agent", "list")] == ["cc", "dc"]
 
     accepted = ready("agent", "rm", "dc", input="y\n")
-    assert "Removed agent dc (1 tape entries, 0 memories)" in accepted.stdout
+    assert "Removed agent dc (1 tape entry, 0 memories)" in accepted.stdout
     assert [a["name"] for a in run_json("agent", "list")] == ["cc"]
 
 
@@ -306,3 +306,21 @@ def test_a_jsonl_file_with_a_bom_and_crlf(ready, run_json, tmp_path: Path) -> No
         + b"\r\n"
     )
     assert run_json("tape", "append", "--agent", "cc", "--jsonl", str(path))["ids"] == [1, 2]
+
+
+def test_a_batch_says_its_counts_in_the_right_number(ready, tmp_path: Path) -> None:
+    """ "1 entry ... was skipped", not "1 entries ... were skipped"."""
+    path = tmp_path / "keyed.jsonl"
+
+    def write(*entries: tuple[int, dict]) -> None:
+        lines = (json.dumps({**e, "source_key": f"k{i}"}) for i, e in entries)
+        path.write_text("\n".join(lines), encoding="utf-8")
+
+    write((0, BATCH[0]), (1, BATCH[1]))
+    ready("tape", "append", "--agent", "cc", "--jsonl", str(path))
+    write((1, BATCH[1]), (2, BATCH[2]))  # k1 is on the tape already
+    out = ready("tape", "append", "--agent", "cc", "--jsonl", str(path)).stdout
+    assert out == (
+        "Appended 1 entry to the tape of cc: 3. 1 entry already on the tape "
+        "(same keys, appended before) was skipped.\n"
+    )

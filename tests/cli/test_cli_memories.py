@@ -166,6 +166,9 @@ def test_duplicates_are_reported_not_stored(ready, run_json, entry: int) -> None
     )
     out = remember(ready, "  lin PREFERS   tabs ", "--source", str(entry)).stdout
     assert out.startswith(f"duplicate of memory {first['memory']['id']}")
+    # said once, not twice
+    assert out.count("stored") == 1 and out.count("reinforced") == 1, out
+    assert "reason: the same text once normalised" in out
     zh = run_json("remember", "--agent", "cc", "--category", "preference", "用户偏好：用 tab。")
     zh_again = run_json(
         "remember", "--agent", "cc", "--category", "preference", "用户偏好:用 TAB"
@@ -319,7 +322,7 @@ def test_used_reinforces_and_becomes_lineage(ready, run_json, entry: int) -> Non
         "用户要求代码缩进用 tab",
     )["memory"]["id"]
     out = ready("used", "--agent", "cc", "--turn", "u9", str(used_id)).stdout
-    assert "Recorded 1 use(s) in turn u9" in out
+    assert "Recorded 1 use in turn u9" in out
     assert run_json("used", "--agent", "cc", "--turn", "u9", str(used_id)) == {"recorded": []}
     shown = run_json("memory", "show", str(used_id))["memory"]
     assert shown["use_count"] == 1

@@ -44,7 +44,7 @@ def test_many_bad_lines_are_summed_up_and_listed_whole_in_json(ready, tmp_path: 
     path = tmp_path / "history.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = ready("import-history", "--agent", "cc", "--from", "jsonl", str(path))
-    assert "Imported 1 entries" in result.stdout
+    assert "Imported 1 entry from 1 thread" in result.stdout
     shown = [line for line in result.stderr.splitlines() if "not imported:" in line]
     assert len(shown) == 10 and "… and 20 more lines not imported" in result.stderr
     again = json.loads(
@@ -60,8 +60,8 @@ def test_a_big_history_says_what_it_is_adding_before_it_is_done(ready, tmp_path:
     )
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     result = ready("import-history", "--agent", "cc", "--from", "jsonl", str(path))
-    assert "Adding 2000 entries from 20 thread(s) to the tape of agent cc" in result.stderr
-    assert "Imported 2000 entries from 20 thread(s)" in result.stdout
+    assert "Adding 2000 entries from 20 threads to the tape of agent cc" in result.stderr
+    assert "Imported 2000 entries from 20 threads" in result.stdout
 
 
 def test_help_says_where_each_history_usually_is(run) -> None:

@@ -33,7 +33,7 @@ def test_propose_read_accept_list_and_install_a_grown_skill(
 ) -> None:
     ids = seed(home, clock, "cc", DEPLOY_EN)
     out = run("insights", "--agent", "cc").stdout
-    assert "1 new proposals" in out and "Proposal 1  pending  new skill" in out
+    assert "1 new proposal," in out and "Proposal 1  pending  new skill" in out
     assert "tapemind insights show 1" in out
     shown = run("insights", "show", "1").stdout
     assert "## Steps" in shown and f"[m{ids[1]}]" in shown

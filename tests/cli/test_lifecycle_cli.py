@@ -217,7 +217,7 @@ def test_distill_from_the_cli(aged: tuple[Engine, ManualClock]) -> None:
         run("agent", "config", "cc", "--llm", f"tiny@{url}")
         out = run("distill", "--agent", "cc")
     assert out.exit_code == 0, out.output
-    assert "1 candidates" in out.output and "add: memory" in out.output
+    assert "read 1 entry in 1 batch; 1 candidate," in out.output and "add: memory" in out.output
     with chat_server(lambda body: 500) as (url, _):
         run("agent", "config", "cc", "--llm", f"tiny@{url}")
         engine.append("cc", [{"thread": "t", "turn": "v", "kind": "message", "role": "user",

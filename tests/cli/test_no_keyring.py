@@ -99,3 +99,26 @@ def test_at_a_terminal_the_passphrase_is_asked_once(env: dict[str, str]) -> None
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "Appended entry 1" in text and PASSPHRASE not in text  # never echoed
     assert text.count("Vault passphrase:") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("remember", "--agent", "cc", "--category", "lesson", ""), "The memory text is empty"),
+        (("remember", "--agent", "cc", "--category", "lesson", "   "), "The memory text is empty"),
+        (
+            ("remember", "--agent", "cc", "--category", "lesson", "word " * 300),
+            "a memory is a short durable conclusion (at most 1000)",
+        ),
+        (("memory", "edit", "1", ""), "The new text is empty"),
+    ],
+)
+def test_bad_input_is_said_before_the_locked_vault(
+    env: dict[str, str], args: tuple[str, ...], said: str
+) -> None:
+    """An empty or over-long text is the caller's mistake to fix (status 2 in the README's
+    table), whatever the vault's state: it is not reported as a locked vault (6)."""
+    done = _run(env, *args)
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr
+    assert "vault" not in done.stderr.lower()

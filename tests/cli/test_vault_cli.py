@@ -220,6 +220,6 @@ def test_vault_set_says_how_many_grown_skills_held_the_value(cli_home: Path) -> 
         assert VALUE in skill.text
     out = run(cli_home, "vault", "set", "GITHUB_TOKEN", input=VALUE + "\n")
     assert out.exit_code == 0, out.output
-    assert "2 skill versions and proposals" in out.output and VALUE not in out.output
+    assert "2 grown skill texts" in out.output and VALUE not in out.output
     shown = run(cli_home, "skill", "show", skill.name, "--agent", "claude-code")
     assert VALUE not in shown.output and "[secret]" in shown.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
 
@@ -103,3 +104,100 @@ def test_the_mcp_configuration_says_where_it_goes_in_chinese(session, qtbot) -> 
         assert [b.text() for b in dialog.findChildren(QPushButton)] == ["复制", "关闭"]
     finally:
         i18n.install_language("en")
+
+
+def _item_text(page, name: str) -> str:  # type: ignore[no-untyped-def]
+    rows = [page.list.item(i) for i in range(page.list.count())]
+    return next(r.text() for r in rows if r.data(Qt.ItemDataRole.UserRole) == name)
+
+
+@pytest.fixture
+def solo(demo_home):  # type: ignore[no-untyped-def]
+    """An agent with one active memory and one forgotten, written before the app opens
+    (so no write races the app's own threads)."""
+    from app import Engine
+
+    engine = Engine.open(demo_home)
+    try:
+        engine.add_agent("solo")
+        text = "We deploy with Ansible."
+        entry = engine.append("solo", [{"thread": "t", "role": "user", "text": text}]).ids[0]
+        kept = engine.remember("solo", "The team deploys with Ansible.", "project_fact",
+                               sources=[entry])  # fmt: skip
+        gone = engine.remember("solo", "The staging host is called birch.", "project_fact",
+                               sources=[entry])  # fmt: skip
+        assert kept.memory is not None and gone.memory is not None
+        engine.forget(gone.memory.id)
+        assert engine.agent_stats("solo").active == 1
+    finally:
+        engine.close()
+
+
+def test_counts_read_in_the_right_number_and_match_agent_list(
+    solo, session, qtbot, open_page
+) -> None:
+    """One active memory is "1 active memory" (the ACTIVE MEMORIES of `tapemind agent
+    list`, forgotten ones not counted), in English and in Chinese."""
+    from ui import i18n
+
+    page = open_page("agents")
+    assert _item_text(page, "solo") == "solo\n1 active memory"
+    page.list.setCurrentRow([a.name for a, _ in page.rows].index("solo"))
+    said = page.stats.text()
+    assert "1 tape entry in 1 thread · 1 active memory (1 forgotten)" in said, said
+    i18n.install_language("zh")
+    try:
+        page = open_page("agents")
+        assert _item_text(page, "solo") == "solo\n1 条活跃记忆"
+    finally:
+        i18n.install_language("en")
+
+
+def test_the_agents_page_names_the_port_really_served(demo_home, qtbot, english) -> None:
+    """Another program holds 7821: the configuration the Agents page gives names the
+    port the app serves on instead (the dialog's every HTTP snippet), never 7821."""
+    import socket
+
+    from app.host import own_or_create
+    from app.host.snippets import DEFAULT_PORT
+    from ui.session import Session
+    from ui.startup import HostStarter
+
+    squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        squatter.bind(("127.0.0.1", DEFAULT_PORT))
+        squatter.listen(1)
+    except OSError:
+        pass  # already taken by another program: the same situation
+    engine, lock = own_or_create(demo_home)
+    starter = HostStarter(engine, lock)
+    session = None
+    try:
+        starter.start()
+        starter.join(30)
+        assert starter.host is not None and starter.host.port != DEFAULT_PORT
+        served = f"{starter.host.url}/mcp"
+        session = Session(engine, page="agents", tray=False)
+        page = session.window.pages["agents"]
+        with qtbot.waitSignal(page.loaded, timeout=10000):
+            session.window.show()
+        qtbot.mouseClick(page.mcp_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: page.dialog is not None and page.dialog.isVisible(), timeout=10000)
+        dialog = page.dialog
+        shown = []
+        for i in range(dialog.client.count()):
+            dialog.client.setCurrentIndex(i)
+            shown.append(dialog.text.toPlainText())
+        http = [
+            text for text, s in zip(shown, dialog.snippets, strict=True) if s.transport == "http"
+        ]
+        assert http and all(served in text for text in http), (served, http)
+        assert not any(f"127.0.0.1:{DEFAULT_PORT}" in text for text in shown)
+        dialog.reject()
+    finally:
+        starter.stop()  # the host first, as the app quits: it serves from the engine
+        if session is not None:
+            session.close()  # closes the engine
+        else:
+            engine.close()
+        squatter.close()

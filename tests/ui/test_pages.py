@@ -89,6 +89,33 @@ def test_tape_page_switches_thread(session, qtbot, open_page) -> None:
     assert page.entries and all(e.thread == page.thread_id for e in page.entries)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_thread_list_reads_whole_at_1024x640(session, qtbot, open_page, lang) -> None:
+    """Each thread's count and last time read whole (they were cut at the time, with a
+    sideways scroll bar), and the entries keep most of the width."""
+    from PySide6.QtWidgets import QApplication
+
+    from ui import i18n
+
+    i18n.install_language(lang)
+    try:
+        page = open_page("tape")
+        session.window.resize(1024, 640)
+        qtbot.waitUntil(lambda: page.threads.viewport().width() > 0)
+        QApplication.processEvents()
+        metrics = page.threads.fontMetrics()
+        room = page.threads.viewport().width()
+        assert page.threads.count() > 1
+        for i in range(page.threads.count()):
+            name, counts = page.threads.item(i).text().split("\n")
+            assert metrics.horizontalAdvance(counts) < room, (counts, room)
+            assert metrics.horizontalAdvance(name) < room, (name, room)
+        assert not page.threads.horizontalScrollBar().isVisible()
+        assert page.tree.width() >= 2 * page.threads.width()
+    finally:
+        i18n.install_language("en")
+
+
 def test_archive_page_lists_archived_memories(session, qtbot, open_page) -> None:
     page = open_page("archive")
     archived = session.engine.memories(page.agent, status="archived", limit=500)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..context import AppContext
-from ..i18n import tr
+from ..i18n import counted, tr
 from ..mcp_config import McpConfigDialog, load_snippets
 from ..widgets import fmt_time, section_label, title_label
 from .base import Page
@@ -39,6 +39,11 @@ ARBITER_LABELS = {"offline": "offline (no model)", "llm": "LLM (OpenAI-compatibl
 
 def load_agents(engine: Engine) -> list[tuple[Agent, AgentStats]]:
     return [(a, engine.agent_stats(a.name)) for a in engine.agents()]
+
+
+def active_memories(n: int) -> str:
+    """ "3 active memories": the figure `tapemind agent list` gives too (ACTIVE MEMORIES)."""
+    return counted(n, tr("{n} active memory"), tr("{n} active memories"))
 
 
 def home_embedder(engine: Engine) -> str:
@@ -185,7 +190,7 @@ class AgentsPage(Page):
         self.list.clear()
         for agent, stats in rows:
             # Active memories, the figure `tapemind agent list` gives too.
-            n = tr("{n} active memories").format(n=stats.active)
+            n = active_memories(stats.active)
             item = QListWidgetItem(f"{agent.name}\n{n}")
             item.setData(NAME_ROLE, agent.name)
             self.list.addItem(item)
@@ -221,12 +226,12 @@ class AgentsPage(Page):
             for status, n in sorted(stats.memories.items())
             if status != "active" and n
         ]
-        memories = tr("{n} active memories").format(n=stats.active)
+        memories = active_memories(stats.active)
         self.stats.setText(
-            tr("Added {when} · {entries} tape entries in {threads} threads · {memories}").format(
+            tr("Added {when} · {entries} in {threads} · {memories}").format(
                 when=fmt_time(agent.created_at),
-                entries=stats.tape_entries,
-                threads=stats.threads,
+                entries=counted(stats.tape_entries, tr("{n} tape entry"), tr("{n} tape entries")),
+                threads=counted(stats.threads, tr("{n} thread"), tr("{n} threads")),
                 memories=memories + (f" ({', '.join(others)})" if others else ""),
             )
         )

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from .. import health
 from ..context import AppContext
 from ..dateaxis import DateAxis
-from ..i18n import tr
+from ..i18n import counted, tr
 from ..theme import colors, current_scheme
 from ..widgets import Card, fmt_age, fmt_time, section_label, title_label
 from .base import Page
@@ -258,7 +258,11 @@ class DashboardPage(Page):
         self._value(
             "insights",
             waiting.proposals if waiting else 0,
-            tr("{n} grown skills to look at").format(n=to_look_at)
+            counted(
+                to_look_at,
+                tr("{n} grown skill to look at"),
+                tr("{n} grown skills to look at"),
+            )
             if to_look_at
             else tr("proposed from the memories"),
         )

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..context import AppContext
-from ..i18n import tr
+from ..i18n import counted, tr
 from ..insight_data import ProposalView, SkillView, load_insights
 from ..insight_review import InsightReviewDialog, writer_text
 from ..tablemodels import Column, RowsModel
@@ -183,7 +183,7 @@ class InsightsPage(Page):
         waiting = sum(s.state != "current" for s in skills)
         parts = [tr("{n} waiting").format(n=len(items))] if items else []
         if waiting:
-            parts.append(tr("{n} skills to look at").format(n=waiting))
+            parts.append(counted(waiting, tr("{n} skill to look at"), tr("{n} skills to look at")))
         self.count_label.setText(" · ".join(parts))
         ids = [p.id for p in items]
         if items:

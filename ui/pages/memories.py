@@ -340,7 +340,11 @@ class MemoriesPage(Page):
         shown, total = self.proxy.rowCount(), self.model.total
         if self.waiting_box.isChecked():
             self.count_label.setText(
-                tr("{n} memories waiting to be embedded").format(n=f"{total:,}")
+                (
+                    tr("{n} memory waiting to be embedded")
+                    if total == 1
+                    else tr("{n} memories waiting to be embedded")
+                ).format(n=f"{total:,}")
             )
             return
         self.count_label.setText(

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from ..agent_choice import choose_agent, show_agents
 from ..context import AppContext
-from ..i18n import tr
+from ..i18n import counted, tr
 from ..widgets import fmt_time, one_line, title_label
 from .base import Page
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 TOOL_KINDS = ("tool_call", "tool_result")
 ENTRY_ROLE = Qt.ItemDataRole.UserRole
+THREADS_MAX_WIDTH = 320  # the entries keep most of a 1024-pixel window
 
 
 def load_threads(
@@ -79,7 +80,10 @@ class TapePage(Page):
         root.addLayout(head)
 
         self.threads = QListWidget()
-        self.threads.setMinimumWidth(200)
+        self.threads.setMinimumWidth(200)  # widened to its lines by _fit_threads
+        # A name too long for the column is elided, never scrolled sideways.
+        self.threads.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.threads.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.threads.currentItemChanged.connect(self._thread_picked)
         right = QWidget()
         rl = QVBoxLayout(right)
@@ -117,6 +121,11 @@ class TapePage(Page):
         split.addWidget(self.threads)
         split.addWidget(right)
         split.setSizes([230, 800])
+        # The entries take what the window gains or loses; the thread list keeps its width.
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setCollapsible(0, False)
+        self.split = split
         root.addWidget(split, 1)
 
         self._debounce = QTimer(self)
@@ -155,11 +164,13 @@ class TapePage(Page):
         self.threads.clear()
         for row in rows:
             item = QListWidgetItem(
-                f"{row.name}\n{tr('{n} entries').format(n=row.entries)} · {fmt_time(row.last_at)}"
+                f"{row.name}\n{counted(row.entries, tr('{n} entry'), tr('{n} entries'))} · "
+                f"{fmt_time(row.last_at)}"
             )
             item.setData(ENTRY_ROLE, row.name)
             self.threads.addItem(item)
         self.threads.blockSignals(False)
+        self._fit_threads()
         if agent is None:
             self._show_entries([])
             return
@@ -171,6 +182,26 @@ class TapePage(Page):
             self.thread_id = names_[0] if names_ else None
         self._select_thread_item(self.thread_id)
         self._load_thread()
+
+    def _fit_threads(self) -> None:
+        """Widen the thread list to its lines (count and time read whole, in either
+        language), up to THREADS_MAX_WIDTH; longer thread names are elided."""
+        metrics = self.threads.fontMetrics()
+        lines = [
+            line
+            for i in range(self.threads.count())
+            for line in self.threads.item(i).text().split("\n")
+        ]
+        widest = max((metrics.horizontalAdvance(line) for line in lines), default=0)
+        # the frame, the item's padding in the style sheet, and a vertical scroll bar
+        chrome = (
+            2 * self.threads.frameWidth() + 32 + self.threads.verticalScrollBar().sizeHint().width()
+        )
+        width = max(200, min(widest + chrome, THREADS_MAX_WIDTH))
+        self.threads.setMinimumWidth(width)
+        sizes = self.split.sizes()
+        if sizes and sizes[0] < width:
+            self.split.setSizes([width, max(0, sum(sizes) - width)])
 
     def search(self) -> None:
         """Hybrid search over this agent's tape; the hits replace the thread view."""
@@ -193,7 +224,12 @@ class TapePage(Page):
         self.thread_id = None
         self._show_entries(entries)
         self.banner.setText(
-            tr("{n} entries match “{query}”").format(n=len(entries), query=self.search_box.text())
+            counted(
+                len(entries),
+                tr("{n} entry matches “{query}”"),
+                tr("{n} entries match “{query}”"),
+                query=self.search_box.text(),
+            )
         )
         self.whole_button.hide()
 
@@ -288,7 +324,14 @@ class TapePage(Page):
                 anchor_item = item
         for key, fold in folds.items():
             n = fold.childCount()
-            fold.setText(2, tr("{n} tool calls and results (folded)").format(n=n))
+            fold.setText(
+                2,
+                counted(
+                    n,
+                    tr("{n} tool call or result (folded)"),
+                    tr("{n} tool calls and results (folded)"),
+                ),
+            )
             fold.setExpanded(False)
             _ = key
         if self.anchor is not None and entries:
@@ -303,7 +346,7 @@ class TapePage(Page):
         else:
             count = len(entries)
             self.banner.setText(
-                tr("{n} entries").format(n=count)
+                counted(count, tr("{n} entry"), tr("{n} entries"))
                 if self.thread_id
                 else tr("This agent has no tape yet.")
             )

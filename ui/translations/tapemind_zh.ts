@@ -116,8 +116,8 @@
         <translation>添加一个智能体，为它建立磁带和记忆。</translation>
     </message>
     <message>
-        <source>Added {when} · {entries} tape entries in {threads} threads · {memories}</source>
-        <translation>添加于 {when} · {threads} 个会话线程中共 {entries} 条磁带记录 · {memories}</translation>
+        <source>Added {when} · {entries} in {threads} · {memories}</source>
+        <translation>添加于 {when} · {threads}中共 {entries} · {memories}</translation>
     </message>
     <message>
         <source>Added {when} · {entries} tape entries in {threads} threads · {memories} memories</source>
@@ -1512,6 +1512,10 @@
         <translation>{n} 条活跃记忆</translation>
     </message>
     <message>
+        <source>{n} active memory</source>
+        <translation>{n} 条活跃记忆</translation>
+    </message>
+    <message>
         <source>{n} candidates</source>
         <translation>{n} 条候选</translation>
     </message>
@@ -1526,6 +1530,18 @@
     <message>
         <source>{n} entries match “{query}”</source>
         <translation>{n} 个条目匹配“{query}”</translation>
+    </message>
+    <message>
+        <source>{n} entry</source>
+        <translation>{n} 个条目</translation>
+    </message>
+    <message>
+        <source>{n} entry matches “{query}”</source>
+        <translation>{n} 个条目匹配“{query}”</translation>
+    </message>
+    <message>
+        <source>{n} grown skill to look at</source>
+        <translation>{n} 个已有技能需要查看</translation>
     </message>
     <message>
         <source>{n} grown skills to look at</source>
@@ -1548,12 +1564,24 @@
         <translation>{n} 条记忆等待嵌入</translation>
     </message>
     <message>
+        <source>{n} memory</source>
+        <translation>{n} 条记忆</translation>
+    </message>
+    <message>
+        <source>{n} memory waiting to be embedded</source>
+        <translation>{n} 条记忆等待嵌入</translation>
+    </message>
+    <message>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
     <message>
         <source>{n} open</source>
         <translation>{n} 个待处理</translation>
+    </message>
+    <message>
+        <source>{n} request waits for your answer.</source>
+        <translation>{n} 个请求等待你的答复。</translation>
     </message>
     <message>
         <source>{n} requests wait for your answer.</source>
@@ -1572,12 +1600,40 @@
         <translation>{n} 个已裁决</translation>
     </message>
     <message>
+        <source>{n} skill to look at</source>
+        <translation>{n} 个技能需要查看</translation>
+    </message>
+    <message>
         <source>{n} skills to look at</source>
         <translation>{n} 个技能需要查看</translation>
     </message>
     <message>
-        <source>{n} steps from {m} memories</source>
-        <translation>{n} 个步骤，来自 {m} 条记忆</translation>
+        <source>{n} step</source>
+        <translation>{n} 个步骤</translation>
+    </message>
+    <message>
+        <source>{n} steps</source>
+        <translation>{n} 个步骤</translation>
+    </message>
+    <message>
+        <source>{n} tape entries</source>
+        <translation>{n} 条磁带记录</translation>
+    </message>
+    <message>
+        <source>{n} tape entry</source>
+        <translation>{n} 条磁带记录</translation>
+    </message>
+    <message>
+        <source>{n} thread</source>
+        <translation>{n} 个会话线程</translation>
+    </message>
+    <message>
+        <source>{n} threads</source>
+        <translation>{n} 个会话线程</translation>
+    </message>
+    <message>
+        <source>{n} tool call or result (folded)</source>
+        <translation>{n} 个工具调用与结果（已折叠）</translation>
     </message>
     <message>
         <source>{n} tool calls and results (folded)</source>
@@ -1594,6 +1650,10 @@
     <message>
         <source>{shown} of {total} memories</source>
         <translation>显示 {shown} / 共 {total} 条记忆</translation>
+    </message>
+    <message>
+        <source>{steps} from {memories}</source>
+        <translation>{steps}，来自 {memories}</translation>
     </message>
     <message>
         <source>◀ &amp;Previous</source>
