@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.demo-home
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup setup-node system-run system-test run demo test test-fast test-keyring lint bench package clean
+.PHONY: setup setup-node system-run system-test run demo test test-fast test-keyring lint bench package screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,11 @@ lint: setup
 	$(BIN)/ruff format --check app ui tests bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy app ui
+
+## Pictures of every page (and both review dialogs) in English, Chinese and the dark theme,
+## at 1024x640, from a fresh demo home, into docs/screenshots/.
+screenshots: setup
+	sh docs/screenshots.sh $(BIN)/python
 
 bench: setup setup-node
 	$(BIN)/python -m bench

@@ -31,7 +31,10 @@ def list_(
             q = q.where(AuditRow.agent == agent)
         if action is not None:
             q = q.where(AuditRow.action == action)
-        rows = s.exec(q.order_by(col(AuditRow.id).desc()).limit(limit).offset(offset)).all()
+        # By time, not by id: an event written under an earlier clock (an import, a
+        # clock set back) still takes its place in time; id breaks ties.
+        q = q.order_by(col(AuditRow.at).desc(), col(AuditRow.id).desc())
+        rows = s.exec(q.limit(limit).offset(offset)).all()
         return [
             AuditEvent(
                 id=r.id or 0,

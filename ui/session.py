@@ -75,7 +75,7 @@ class Session:
         """Render the current page once loaded and save it; False if it never loaded.
 
         `review`: the picture is of the page's review dialog (conflicts, insights; sized width x
-        height) that the Conflicts page opened; False if it has none open.
+        height) that the Conflicts or Insights page opened; False if it has none open.
         """
         self.window.resize(width, height)
         self.window.show()
@@ -84,9 +84,10 @@ class Session:
         widget: QWidget = self.window
         if review:
             from .pages.conflicts import ConflictsPage
+            from .pages.insights import InsightsPage
 
             page = self.window.current_page()
-            if not isinstance(page, ConflictsPage) or page.review is None:
+            if not isinstance(page, ConflictsPage | InsightsPage) or page.review is None:
                 return False
             widget = page.review
             widget.resize(width, height)

@@ -56,8 +56,9 @@ def _echo_refusal() -> SecretEcho:
     return SecretEcho(
         "This write holds a value that the owner keeps in the vault, which this agent was "
         "not given; nothing was stored. Write it again without that value (passwords, keys "
-        "and tokens never go on the tape or into a memory), or ask the owner to grant the "
-        "secret. The owner has been told.",
+        "and tokens never go on the tape or into a memory). An agent that needs the secret "
+        "asks for it: `tapemind secret get NAME --agent AGENT --reason WHY`, and the owner "
+        "answers. The owner has been told.",
         for_agents="This call holds a value that the owner keeps in the vault, which you "
         "were not given; nothing was stored. Send it again without that value (passwords, "
         "keys and tokens never go on the tape or into a memory); if you need the secret, "

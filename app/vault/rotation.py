@@ -98,7 +98,7 @@ def rotate_key(
     except VaultError as exc:
         raise RotationError(
             f"the secrets were re-encrypted under key {plan.new_key_id}, but "
-            f"{keystore.describe()} refused the new key ({type(exc).__name__}); the old "
+            f"{keystore.describe()} refused the new key ({_said(exc)}); the old "
             "key is still in place and the rotation journal holds the new one: unlock "
             "the vault again to finish the rotation"
         ) from exc
@@ -131,3 +131,8 @@ def resume_rotation(keystore: KeyStore, journal: bytes) -> bool:
         f"a rotation journal for key {carried_id.hex()} exists, but {keystore.describe()} "
         f"holds key {key_id(current).hex()}, which neither wrote it nor is its target"
     )
+
+
+def _said(exc: Exception) -> str:
+    """What an error said, in words: never its class name (a user reads this line)."""
+    return str(exc).strip().rstrip(".") or "it gave no reason"

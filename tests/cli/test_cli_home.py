@@ -220,3 +220,19 @@ def test_errors_about_the_home(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "is a file" in result.stderr
     assert sorted(p.name for p in foreign.iterdir()) == ["cat.jpg"]
     assert a_file.read_text() == "x"
+
+
+def test_audit_is_newest_first_even_when_written_out_of_order(engine, clock, run, run_json) -> None:
+    from datetime import timedelta
+
+    engine.add_agent("late")
+    clock.set(clock.now() - timedelta(days=3))  # a clock set back: written later, happened earlier
+    engine.add_agent("early")
+    engine.close()
+    times = [e["at"] for e in run_json("audit")]
+    assert times == sorted(times, reverse=True)
+    names = [e["object_ids"] for e in run_json("audit", "--action", "agent.add")]
+    assert names == [[1], [2]]  # "late" (agent 1) first, "early" (agent 2) last
+    lines = run("audit").stdout.splitlines()
+    rows = [line for line in lines if "agent.add" in line]
+    assert rows[0] > rows[-1]  # the table starts with the newest time too

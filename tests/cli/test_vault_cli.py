@@ -223,3 +223,15 @@ def test_vault_set_says_how_many_grown_skills_held_the_value(cli_home: Path) -> 
     assert "2 grown skill texts" in out.output and VALUE not in out.output
     shown = run(cli_home, "skill", "show", skill.name, "--agent", "claude-code")
     assert VALUE not in shown.output and "[secret]" in shown.output
+
+
+def test_a_value_of_the_vault_is_refused_in_the_cli_s_own_words(cli_home: Path) -> None:
+    assert run(cli_home, "vault", "set", "GITHUB_TOKEN", input=VALUE + "\n").exit_code == 0
+    out = run(
+        cli_home, "remember", f"push with {VALUE}", "--agent", "claude-code",
+        "--category", "project_fact",
+    )  # fmt: skip
+    assert out.exit_code == 4 and VALUE not in out.output
+    assert "nothing was stored" in out.stderr
+    assert "tapemind secret get NAME --agent AGENT --reason WHY" in out.stderr
+    assert "request_secret" not in out.stderr  # the agents' MCP tool, not a command

@@ -209,8 +209,11 @@ def test_rotate_key_failing_commit_changes_nothing() -> None:
 
 def test_rotation_interrupted_after_commit_is_finished_by_resume() -> None:
     keystore, store = RefusingKeyStore(KEY), _store()
-    with pytest.raises(RotationError, match="unlock the vault again to finish"):
+    with pytest.raises(RotationError, match="unlock the vault again to finish") as caught:
         rotate_key(keystore, store.blobs, store.commit, store.clear_journal)
+    # The line says why in words, not with the error's class name.
+    assert "(the OS keyring failed to write the vault key)" in str(caught.value)
+    assert "KeyringUnavailable" not in str(caught.value)
     assert keystore.load_key() == KEY and store.journal is not None
     with pytest.raises(WrongKey):  # the blobs are already under the new key
         open_sealed(KEY, "a", store.blobs["a"])

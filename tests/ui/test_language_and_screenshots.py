@@ -160,3 +160,37 @@ def test_review_screenshot_needs_an_open_conflict(tmp_path: Path, qapp, english)
     out = tmp_path / "review.png"
     assert main(["--home", str(tmp_path / "empty"), "--review", "--screenshot", str(out)]) == 1
     assert not out.exists()
+
+
+def test_the_chinese_window_title_names_the_app_once(demo_home: Path, qtbot, english) -> None:
+    """Qt appends the application's display name to a window title that differs from it:
+    "Tapemind 记忆磁带 — Tapemind" said the name twice."""
+    from PySide6.QtWidgets import QApplication
+
+    from app import Engine
+    from ui.session import Session
+
+    i18n.install_language("zh")
+    s = Session(Engine.open(demo_home), page="dashboard", tray=False)
+    try:
+        title, shown_as = s.window.windowTitle(), QApplication.applicationDisplayName()
+        assert title == "Tapemind 记忆磁带"
+        seen = title if shown_as == title else f"{title} — {shown_as}"
+        assert seen.count("Tapemind") == 1
+    finally:
+        s.close()
+        i18n.install_language("en")
+
+
+def test_command_line_screenshot_of_the_insight_review(
+    demo_home: Path, tmp_path: Path, qapp, english
+) -> None:
+    from app import Engine
+
+    with Engine.open(demo_home) as engine:
+        engine.insights("claude-code")  # the demo's memories, proposed as skills
+    out = tmp_path / "insight-review.png"
+    args = ["--home", str(demo_home), "--page", "insights", "--review", "--size", "1024x640"]
+    assert main([*args, "--lang", "en", "--screenshot", str(out)]) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1024, 640)  # the dialog, not the window

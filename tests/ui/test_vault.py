@@ -194,3 +194,30 @@ def test_the_prompt_shows_a_long_reason_whole(vault_engine, qtbot, qapp, english
     finally:
         s.close()
         theme.apply_fonts(qapp, "en")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_names_read_whole_and_the_note_agrees_with_reveal(
+    vault_engine, qtbot, english, lang: str
+) -> None:
+    """At 1024x640 a long name ("INKSTONE_STAGING_DB_PASSWORD") is not cut, and the note
+    beside Reveal… does not say that values are never shown."""
+    from ui import i18n
+
+    i18n.install_language(lang)
+    s = _session(vault_engine, qtbot)
+    try:
+        s.window.resize(1024, 640)
+        page = _open(qtbot, s, "vault")
+        qtbot.waitUntil(lambda: page.table.isVisible())
+        metrics = page.table.fontMetrics()
+        longest = max((x.name for x in vault_engine.secrets()), key=len)
+        assert len(longest) >= 20
+        assert page.table.columnWidth(0) >= metrics.horizontalAdvance(longest)
+        note = page.note.text()
+        assert "never shown" not in note and "从不显示" not in note
+        reveal = page.reveal_button.text().replace("&", "").rstrip("…").split("(")[0]
+        assert reveal in note
+    finally:
+        s.close()
+        i18n.install_language("en")
