@@ -438,6 +438,7 @@ ZH: dict[str, str] = {
     "Maintenance last archived {n} memories on {time}: their strength had fallen below {threshold:g} after {days:g}+ idle days.": "例行维护上次于 {time} 归档了 {n} 条记忆：闲置 {days:g} 天以上后，它们的强度降到了 {threshold:g} 以下。",
     "No snapshots stored in this range yet: the trends start with today's figures.": "此时间范围内还没有保存的快照：趋势从今天的数据开始。",
     "Only the memories waiting to be embedded (full-text search finds them meanwhile)": "只显示等待嵌入的记忆（在此期间全文搜索仍能找到它们）",
+    "index stalled: see below": "索引停滞：见下方说明",
     "Port {port} is taken by another program: agents reach this home at {url}/mcp. Agents → Copy MCP configuration… and `tapemind agent token` name it.": "端口 {port} 已被其他程序占用：智能体请通过 {url}/mcp 访问此数据目录。“智能体 → 复制 MCP 配置…”和 `tapemind agent token` 给出的都是这个地址。",
     "Values stay hidden in the list: Reveal… shows one after asking, and the read is audited. Agents get a value only by request.": "列表中不显示机密的值：“查看…”会先确认再显示，并记入审计。智能体只能通过请求获得机密。",
     "all active": "全部活跃",

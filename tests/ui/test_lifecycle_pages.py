@@ -5,8 +5,12 @@ review has its own file, test_conflict_review.py).
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
+
+from app import Engine
 
 
 def test_restore_brings_an_archived_memory_back(session, qtbot, open_page) -> None:
@@ -157,3 +161,52 @@ def test_the_unembedded_card_opens_the_memories_waiting_to_be_embedded(session, 
     shown = [memories.proxy.row_at(r).id for r in range(memories.proxy.rowCount())]
     assert shown == [m.id for m in waiting[memories.agent]] and shown
     assert "waiting to be embedded" in memories.count_label.text()
+
+
+@pytest.fixture
+def stalled_index(demo_home: Path) -> Path:
+    """The demo home with its index directory gone and the stall recorded, as the
+    engine records it when a command meets the missing directory."""
+    import json
+    import shutil
+    import sqlite3
+
+    shutil.rmtree(demo_home / "index", ignore_errors=True)
+    stall = {"since": "2026-12-01T09:30:00Z", "because": "missing", "detail": "gone"}
+    with sqlite3.connect(demo_home / "tapemind.db") as db:
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES ('index.stall', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (json.dumps(stall),),
+        )
+    return demo_home
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "because the index directory is missing"), ("zh", "索引目录不见了")],
+)
+def test_a_stalled_index_is_said_on_the_dashboard(  # type: ignore[no-untyped-def]
+    stalled_index, lang: str, words: str, qtbot
+) -> None:
+    """The dashboard says since when and why the index stalled, in the app's language,
+    and the Unembedded card is marked."""
+    from ui import i18n
+    from ui.session import Session
+
+    i18n.install_language(lang)
+    engine = Engine.open(stalled_index)
+    s = Session(engine, page="dashboard", tray=False)
+    try:
+        page = s.window.pages["dashboard"]
+        with qtbot.waitSignal(page.loaded, timeout=10000):
+            s.window.show()
+        assert page.index_note.isVisibleTo(s.window)
+        assert words in page.index_note.text()
+        assert "2026-12-01" in page.index_note.text()
+        card = page.cards["unembedded"]
+        assert card.property("alert") in (True, "true")
+        assert card.note.text() == i18n.tr("index stalled: see below") != "index up to date"
+    finally:
+        s.close()
+        i18n.install_language("en")

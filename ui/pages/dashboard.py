@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from .. import health
 from ..context import AppContext
 from ..dateaxis import DateAxis
-from ..i18n import counted, tr
+from ..i18n import counted, current_language, tr
 from ..theme import colors, current_scheme
 from ..widgets import Card, fmt_age, fmt_time, section_label, title_label
 from .base import Page
@@ -198,6 +198,13 @@ class DashboardPage(Page):
         self.maintenance_note.linkActivated.connect(lambda _href: self._open("archive", {}))
         self.maintenance_note.hide()
         root.addWidget(self.maintenance_note)
+        # Why semantic search answers from full-text now, and what to do (the engine's
+        # sentence, in the app's language): shown only while the index is stalled.
+        self.index_note = QLabel("")
+        self.index_note.setObjectName("notice")
+        self.index_note.setWordWrap(True)
+        self.index_note.hide()
+        root.addWidget(self.index_note)
 
         root.addWidget(section_label(tr("Trends")))
         self.trends = TrendPlots()
@@ -273,6 +280,13 @@ class DashboardPage(Page):
             if snap.unembedded
             else tr("index up to date"),
         )
+        stalled = snap.index_note(current_language())
+        self.index_note.setText(stalled or "")
+        self.index_note.setVisible(stalled is not None)
+        if stalled is not None:
+            card = self.cards["unembedded"]
+            card.show_value(f"{snap.unembedded:,}", tr("index stalled: see below"))
+            card.set_alert(True)
         self._value("archived", snap.archived, tr("restore what still matters"))
         self._value(
             "fading",

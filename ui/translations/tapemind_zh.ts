@@ -1248,6 +1248,10 @@
         <translation>重要度 {value}</translation>
     </message>
     <message>
+        <source>index stalled: see below</source>
+        <translation>索引停滞：见下方说明</translation>
+    </message>
+    <message>
         <source>index up to date</source>
         <translation>索引已是最新</translation>
     </message>
