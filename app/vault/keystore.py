@@ -213,9 +213,8 @@ class KeyringKeyStore:
             raise _EntryAbsent() from None
         except Exception as exc:
             raise KeyringUnavailable(
-                f"the OS keyring ({type(backend).__qualname__}) failed to {verb} the vault "
-                f"key: {str(exc).strip().rstrip('.') or 'it gave no reason'}; nothing was "
-                "changed in the vault"
+                f"the OS keyring failed to {verb} the vault key ({type(exc).__name__}); "
+                f"nothing was changed in the vault ({type(backend).__qualname__})"
             ) from None
 
 
