@@ -270,36 +270,48 @@ def _owner_texts(rt: Runtime, redactor: Redactor) -> int:
 def _skills(rt: Runtime, redactor: Redactor, shown: Shown) -> int:
     """Grown skills' versions (text, description) and proposals' drafts (JSON) and notes.
     A skill's name is left as it is: it is a slug of ASCII words, and a marker is no name."""
-    changed = 0
-    sql = (
+    versions = _rewrite_pairs(
+        rt,
         "SELECT v.rowid, s.agent_id, v.text, v.description FROM skill_versions v "
-        "JOIN skills s ON s.id = v.skill_id WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?"
+        "JOIN skills s ON s.id = v.skill_id WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?",
+        "UPDATE skill_versions SET text = ?, description = ? WHERE rowid = ?",
+        lambda text, description, name_shown: (
+            _text(redactor, text, name_shown),
+            _text(redactor, description, name_shown),
+        ),
+        shown,
     )
-    for rows in _batches(rt, sql):
+    proposals = _rewrite_pairs(
+        rt,
+        "SELECT id, agent_id, draft, note FROM insight_proposals WHERE id > ? ORDER BY id LIMIT ?",
+        "UPDATE insight_proposals SET draft = ?, note = ? WHERE id = ?",
+        lambda draft, note, name_shown: (
+            _meta(redactor, draft, name_shown),
+            _text(redactor, note, name_shown),
+        ),
+        shown,
+    )
+    return versions + proposals
+
+
+def _rewrite_pairs(
+    rt: Runtime,
+    select: str,
+    update: str,
+    redact: Callable[[Any, Any, Callable[[str], bool]], tuple[Any, Any]],
+    shown: Shown,
+) -> int:
+    """Rows of (id, agent_id, a, b) from `select`, batch by batch, written back with
+    `update` (a, b, id) where `redact` changed either field; how many changed."""
+    changed = 0
+    for rows in _batches(rt, select):
         fixed = []
-        for rowid, agent_id, text, description in rows:
-            name_shown = _for(shown, agent_id)
-            new = (_text(redactor, text, name_shown), _text(redactor, description, name_shown))
-            if new != (text, description):
-                fixed.append((*new, rowid))
-        if fixed:
-            with rt.write_driver() as s:
-                dbapi(s).executemany(
-                    "UPDATE skill_versions SET text = ?, description = ? WHERE rowid = ?", fixed
-                )
-            changed += len(fixed)
-    sql = "SELECT id, agent_id, draft, note FROM insight_proposals WHERE id > ? ORDER BY id LIMIT ?"
-    for rows in _batches(rt, sql):
-        fixed = []
-        for row_id, agent_id, draft, note in rows:
-            name_shown = _for(shown, agent_id)
-            new = (_meta(redactor, draft, name_shown), _text(redactor, note, name_shown))
-            if new != (draft, note):
+        for row_id, agent_id, a, b in rows:
+            new = redact(a, b, _for(shown, agent_id))
+            if new != (a, b):
                 fixed.append((*new, row_id))
         if fixed:
             with rt.write_driver() as s:
-                dbapi(s).executemany(
-                    "UPDATE insight_proposals SET draft = ?, note = ? WHERE id = ?", fixed
-                )
+                dbapi(s).executemany(update, fixed)
             changed += len(fixed)
     return changed
