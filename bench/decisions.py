@@ -18,7 +18,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.confront.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
+from app.confront.arbiter import (
+    Arbiter,
+    Candidate,
+    Decision,
+    LearnedArbiter,
+    LLMArbiter,
+    Neighbour,
+    OfflineArbiter,
+)
 from app.confront.arbiter.evaluate import evaluate, load_cases
 from app.confront.arbiter.similarity import USESimilarity
 
@@ -44,7 +52,7 @@ class Timed:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True)
-    parser.add_argument("--arbiter", default="offline", choices=["offline", "llm"])
+    parser.add_argument("--arbiter", default="offline", choices=["offline", "learned", "llm"])
     parser.add_argument("--base-url", default="http://127.0.0.1:11434/v1")
     parser.add_argument("--model", default="qwen2.5:3b")
     parser.add_argument("--no-embedder", action="store_true", help="as if nothing were embedded")
@@ -52,9 +60,13 @@ def main() -> None:
     args = parser.parse_args()
 
     cases = load_cases(args.data)
-    arbiter = (
-        OfflineArbiter() if args.arbiter == "offline" else LLMArbiter(args.base_url, args.model)
-    )
+    arbiter: Arbiter
+    if args.arbiter == "offline":
+        arbiter = OfflineArbiter()
+    elif args.arbiter == "learned":
+        arbiter = LearnedArbiter()
+    else:
+        arbiter = LLMArbiter(args.base_url, args.model)
     sim = None
     if not args.no_embedder:
         sim = USESimilarity()

@@ -345,6 +345,7 @@ ZH: dict[str, str] = {
     "&Deny": "拒绝(&D)",
     # agent settings: arbiter and embedder
     "offline (no model)": "离线（无需模型）",
+    "learned (offline, fitted on examples)": "学习型（离线，由示例训练）",
     "LLM (OpenAI-compatible)": "大模型（OpenAI 兼容接口）",
     "LLM (model@URL)": "大模型（模型@地址）",
     "Embedder (whole home)": "向量模型（整个数据目录）",

@@ -49,7 +49,9 @@ def validate_settings(settings: AgentSettings) -> None:
         )
     # -- lifecycle settings --
     if settings.arbiter not in ARBITERS:
-        raise InvalidInput(f"arbiter must be 'offline' or 'llm', not {settings.arbiter!r}.")
+        raise InvalidInput(
+            f"arbiter must be 'offline', 'learned' or 'llm', not {settings.arbiter!r}."
+        )
     if settings.llm is not None and "@" not in settings.llm:
         raise InvalidInput(
             f"llm must be 'model@base_url' (e.g. qwen2.5:3b@http://127.0.0.1:11434/v1), "

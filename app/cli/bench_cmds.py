@@ -45,7 +45,8 @@ def foundation(state: State, quick: bool) -> None:
     "--arbiter",
     default="offline",
     show_default=True,
-    help="offline, or llm:MODEL@BASE_URL (key in $TAPEMIND_LLM_API_KEY).",
+    help="offline (the rules), learned (the model fitted on labelled decisions), or "
+    "llm:MODEL@BASE_URL (key in $TAPEMIND_LLM_API_KEY).",
 )
 @click.option("--no-embedder", is_flag=True, help="No cosines, as if nothing were embedded.")
 @json_option

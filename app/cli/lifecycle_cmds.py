@@ -385,7 +385,7 @@ def decisions(state: State, agent: str, action: str | None, limit: int) -> None:
 @click.argument("name")
 @click.option("--half-life", "half_life_days", type=click.FloatRange(min=0, min_open=True))
 @click.option("--budget", "recall_budget", type=click.IntRange(1))
-@click.option("--arbiter", type=click.Choice(["offline", "llm"]))
+@click.option("--arbiter", type=click.Choice(["offline", "learned", "llm"]))
 @click.option("--llm", help="OpenAI-compatible model for arbiter/distiller: MODEL@BASE_URL.")
 @click.option("--archive-below", "archive_below", type=float, help="Strength threshold (0.1).")
 @click.option("--archive-idle-days", "archive_idle_days", type=float, help="Idle days (30).")

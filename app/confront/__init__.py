@@ -8,7 +8,7 @@ takes a settlement back.
 """
 
 from app.confront import conflicts, decisions, undo
-from app.confront.arbiter import LLMArbiter, OfflineArbiter
+from app.confront.arbiter import LearnedArbiter, LLMArbiter, OfflineArbiter
 from app.confront.arbiter.evaluate import Report, evaluate, load_cases
 from app.confront.arbiter.similarity import USESimilarity
 from app.confront.conflicts import KEEPS, Conflict, ConflictSide, count_open, raise_conflict
@@ -28,6 +28,7 @@ __all__ = [
     "DecisionRecord",
     "KeepAll",
     "LLMArbiter",
+    "LearnedArbiter",
     "OfflineArbiter",
     "Report",
     "USESimilarity",

@@ -3,7 +3,8 @@
 `consider` runs before the write transaction: it gathers the candidate's 10 nearest
 active memories of the same agent (`app.confront.neighbours`: full-text, so unembedded rows count,
 fused with the vector index's neighbours when `app.index.service.RETRIEVAL` is there) and
-asks the agent's arbiter (`AgentSettings.arbiter`: "offline", or "llm" with
+asks the agent's arbiter (`AgentSettings.arbiter`: "offline", the rules; "learned", the
+model fitted on labelled decisions; or "llm" with
 `AgentSettings.llm = "model@base_url"` and the key in $TAPEMIND_LLM_API_KEY). A slow
 LLM therefore never holds the database's write lock. The candidate is embedded once,
 for its vector neighbours; the indexer reuses that vector (`RetrievalService.known_vector`).
@@ -42,7 +43,15 @@ from sqlmodel import Session
 
 from app.chat import LLM_API_KEY_ENV, parse_llm
 from app.clock import from_iso
-from app.confront.arbiter import Arbiter, Candidate, Decision, LLMArbiter, Neighbour, OfflineArbiter
+from app.confront.arbiter import (
+    Arbiter,
+    Candidate,
+    Decision,
+    LearnedArbiter,
+    LLMArbiter,
+    Neighbour,
+    OfflineArbiter,
+)
 from app.confront.neighbours import neighbours
 from app.db import DecisionRow, dbapi
 from app.events import record
@@ -86,6 +95,8 @@ def make_arbiter(rt: Runtime, settings: AgentSettings) -> Arbiter:
                 api_key=os.environ.get(LLM_API_KEY_ENV) or None,
                 fallback=offline,  # type: ignore[arg-type]
             )
+        elif settings.arbiter == "learned":
+            arbiter = cache.setdefault(("learned", None), LearnedArbiter())
         else:
             arbiter = offline
         cache[key] = arbiter

@@ -34,7 +34,11 @@ if TYPE_CHECKING:
     from app import Agent, AgentStats, Engine, IndexStatus
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
-ARBITER_LABELS = {"offline": "offline (no model)", "llm": "LLM (OpenAI-compatible)"}
+ARBITER_LABELS = {
+    "offline": "offline (no model)",
+    "learned": "learned (offline, fitted on examples)",
+    "llm": "LLM (OpenAI-compatible)",
+}
 
 
 def load_agents(engine: Engine) -> list[tuple[Agent, AgentStats]]:

@@ -1264,6 +1264,10 @@
         <translation>系统钥匙串</translation>
     </message>
     <message>
+        <source>learned (offline, fitted on examples)</source>
+        <translation>学习型（离线，由示例训练）</translation>
+    </message>
+    <message>
         <source>learned {time}</source>
         <translation>记住于 {time}</translation>
     </message>

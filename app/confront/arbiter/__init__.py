@@ -1,6 +1,7 @@
 """Write-time arbiters: decide what a new memory candidate does to its nearest neighbours."""
 
 from app.confront.arbiter.base import Action, Arbiter, Candidate, Decision, Neighbour
+from app.confront.arbiter.learned import LearnedArbiter
 from app.confront.arbiter.llm import LLMArbiter
 from app.confront.arbiter.offline import OfflineArbiter
 
@@ -10,6 +11,7 @@ __all__ = [
     "Candidate",
     "Decision",
     "LLMArbiter",
+    "LearnedArbiter",
     "Neighbour",
     "OfflineArbiter",
 ]

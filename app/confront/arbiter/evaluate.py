@@ -104,6 +104,14 @@ class Report:
             }
         return out
 
+    @property
+    def duplicates_as_conflicts(self) -> int:
+        """Duplicates decided as conflicts: questions a person settles for nothing."""
+        return sum(
+            o.case.expected == "duplicate" and o.decision.action == "conflict"
+            for o in self.outcomes
+        )
+
     def confusion(self) -> dict[str, dict[str, int]]:
         """Counts indexed [expected][decided] over all five actions."""
         matrix: dict[str, dict[str, int]] = {e: dict.fromkeys(ACTIONS, 0) for e in ACTIONS}
@@ -120,6 +128,7 @@ class Report:
             "accuracy": self.accuracy,
             "destructive": self.destructive,
             "destructive_rate": self.destructive_rate,
+            "duplicates_as_conflicts": self.duplicates_as_conflicts,
             "by_language": self.by_language(),
             "confusion": self.confusion(),
             "misses": [
@@ -149,6 +158,11 @@ class Report:
                 f"  {lang}: {int(s['correct'])}/{int(s['total'])} ({s['accuracy']:.1%}), "
                 f"destructive {int(s['destructive'])} ({s['destructive_rate']:.1%})"
             )
+        duplicates = sum(o.case.expected == "duplicate" for o in self.outcomes)
+        lines.append(
+            f"  duplicates a person would settle as conflicts: {self.duplicates_as_conflicts}"
+            f" of {duplicates}"
+        )
         lines.append("confusion (rows expected, columns decided):")
         lines.append(" " * 11 + "".join(f"{a:>10}" for a in ACTIONS))
         for expected, row in self.confusion().items():
