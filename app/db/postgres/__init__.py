@@ -5,18 +5,21 @@
   columns (GIN) and the `vectors` table with an HNSW index per model.
 - `tokens`: the engine's own full-text tokens as `tsvector` / `tsquery` values.
 - `sequence`: gap-free per-agent sequence numbers under concurrent writers (row locks).
-- `tape`: the storage half of an append; `locks`: jobs once across hosts.
+- `tape`: the storage half of an append; `fulltext`: search over `terms`;
+  `vectors`: embeddings and nearest neighbours; `locks`: jobs once across hosts.
 
 This is the storage layer only: the engine above it still speaks SQLite (see "Storage
 backends" in ARCHITECTURE.md for what remains to port).
 """
 
 from app.db.postgres.connect import engine_for
+from app.db.postgres.fulltext import search
 from app.db.postgres.locks import job_key, try_job
 from app.db.postgres.schema import FULLTEXT_TABLES, create, ensure_vector_index, metadata
 from app.db.postgres.sequence import reserve
 from app.db.postgres.tape import StoredEntry, insert_entries
 from app.db.postgres.tokens import tsquery_literal, tsvector_literal
+from app.db.postgres.vectors import nearest, put, vector_text
 
 __all__ = [
     "FULLTEXT_TABLES",
@@ -27,8 +30,12 @@ __all__ = [
     "insert_entries",
     "job_key",
     "metadata",
+    "nearest",
+    "put",
     "reserve",
+    "search",
     "try_job",
     "tsquery_literal",
     "tsvector_literal",
+    "vector_text",
 ]
