@@ -40,3 +40,16 @@ def add_agent(conn: Connection, name: str) -> int:
             {"n": name, "at": NOW},
         ).scalar_one()
     )
+
+
+def add_memory(conn: Connection, agent_id: int, body: str, status: str = "active") -> int:
+    return int(
+        conn.execute(
+            text(
+                "INSERT INTO memories (agent_id, category, text, content_hash, importance, "
+                "confidence, status, version, created_at, updated_at) VALUES "
+                "(:a, 'lesson', :t, :h, 0.5, 0.8, :s, 1, :at, :at) RETURNING id"
+            ),
+            {"a": agent_id, "t": body, "h": f"hash of {body}", "s": status, "at": NOW},
+        ).scalar_one()
+    )

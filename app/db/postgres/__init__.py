@@ -6,7 +6,8 @@
 - `tokens`: the engine's own full-text tokens as `tsvector` / `tsquery` values.
 - `sequence`: gap-free per-agent sequence numbers under concurrent writers (row locks).
 - `tape`: the storage half of an append; `fulltext`: search over `terms`;
-  `vectors`: embeddings and nearest neighbours; `locks`: jobs once across hosts.
+  `vectors`: embeddings and nearest neighbours; `locks`: jobs once across hosts;
+  `triggers`: the migrations' triggers (class counts, stale fade times) in PL/pgSQL.
 
 This is the storage layer only: the engine above it still speaks SQLite (see "Storage
 backends" in ARCHITECTURE.md for what remains to port).

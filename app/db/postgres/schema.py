@@ -14,7 +14,8 @@ result with a migrated SQLite database:
 - the secondary indexes of the migrations, by the same names (`_INDEXES`);
 - full-text `terms` (a `tsvector`, see `tokens`) on memories and tape entries, GIN-indexed;
 - `vectors`: embeddings in the same database as their rows (pgvector), with one HNSW
-  index (cosine) per model (`ensure_vector_index`).
+  index (cosine) per model (`ensure_vector_index`);
+- the migrations' triggers, in PL/pgSQL (`triggers`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from sqlalchemy.sql.schema import ScalarElementColumnDefault
 from sqlmodel import SQLModel
 
 import app.db.schema  # noqa: F401  (declares the tables on SQLModel's metadata)
+from app.db.postgres import triggers
 
 # References whose row outlives the row it names: the column is emptied, or (a memory's
 # successor) the delete is refused while something still points at it.
@@ -181,6 +183,7 @@ def create(conn: Connection) -> None:
     metadata().create_all(conn)
     conn.execute(text(_VECTORS))
     conn.execute(text(_BY_AGENT))
+    triggers.create(conn)
 
 
 def model_literal(model: str) -> str:
