@@ -16,23 +16,27 @@ WRITERS = 6
 BATCHES = 8  # per writer
 
 
-def test_concurrent_appends_of_two_agents_get_gap_free_sequences(pg: Engine) -> None:
+def test_concurrent_appends_of_two_agents_get_gap_free_sequences(pg: Engine, pg_url: str) -> None:
     with pg.begin() as conn:
         agents = [add_agent(conn, "ada"), add_agent(conn, "bob")]
+    # Two hosts: each its own pool of connections to the one database, each agent written
+    # from both.
+    hosts = [pg, postgres.engine_for(pg_url)]
     start = threading.Barrier(WRITERS)
 
     def writer(n: int) -> list[list[int]]:
-        agent = agents[n % 2]
+        agent, host = agents[n % 2], hosts[(n // 2) % 2]
         start.wait()  # every writer at once, so the row lock is contended
         batches = []
         for b in range(BATCHES):
-            with pg.begin() as conn:
+            with host.begin() as conn:
                 items = prepared([f"writer {n} batch {b} line {i}" for i in range(1 + b % 3)])
                 batches.append([s for _, s in postgres.insert_entries(conn, agent, items, NOW)])
         return batches
 
     with ThreadPoolExecutor(WRITERS) as pool:
         results = list(pool.map(writer, range(WRITERS)))
+    hosts[1].dispose()
     with pg.connect() as conn:
         for agent in agents:
             seqs = conn.execute(
