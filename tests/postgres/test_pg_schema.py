@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, inspect, text
 
 from app.db import Store, postgres
+from app.errors import InvalidInput
 
 _RULES = {"a": "NO ACTION", "c": "CASCADE", "n": "SET NULL", "r": "RESTRICT", "d": "SET DEFAULT"}
 
@@ -130,3 +131,26 @@ def test_creating_twice_changes_nothing(pg: Engine, tmp_path: Path) -> None:
             text("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'vectors_hnsw_%'")
         ).scalar_one()
     assert n == 1
+
+
+def test_a_url_that_is_not_postgresql_is_refused() -> None:
+    with pytest.raises(InvalidInput, match="Not a PostgreSQL database URL"):
+        postgres.engine_for("sqlite:///tapemind.db")
+    assert postgres.engine_for("postgres://u@h/db").url.drivername == "postgresql+psycopg"
+
+
+def test_a_second_vector_write_does_not_lock_the_table(pg: Engine, pg_url: str) -> None:
+    with pg.begin() as conn:
+        agent = conn.execute(
+            text(
+                "INSERT INTO agents (name, created_at, settings) VALUES ('a', 'now', '{}') "
+                "RETURNING id"
+            )
+        ).scalar_one()
+        postgres.put(conn, "m", "memory", agent, [(1, "h", [1.0, 0.0])])
+    other = postgres.engine_for(pg_url)
+    with pg.begin() as first, other.begin() as second:
+        postgres.put(first, "m", "memory", agent, [(2, "h", [0.0, 1.0])])
+        second.execute(text("SET LOCAL lock_timeout = '2s'"))
+        postgres.put(second, "m", "memory", agent, [(3, "h", [1.0, 1.0])])  # no wait
+    other.dispose()

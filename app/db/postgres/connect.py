@@ -22,7 +22,9 @@ def engine_for(url: str, *, pool_size: int = 8) -> SAEngine:
     Raises:
         InvalidInput: `url` is not a PostgreSQL URL.
     """
-    parsed = make_url(url.replace("postgres://", "postgresql://", 1))
+    if url.startswith("postgres://"):  # the short scheme some hosting services print
+        url = "postgresql://" + url.removeprefix("postgres://")
+    parsed = make_url(url)
     if parsed.drivername not in _SCHEMES:
         raise InvalidInput(
             f"Not a PostgreSQL database URL: {parsed.drivername}://… "

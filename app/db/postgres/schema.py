@@ -201,9 +201,14 @@ def ensure_vector_index(conn: Connection, model: str, dim: int) -> None:
     """The HNSW index (cosine distance) over `model`'s vectors of dimension `dim`."""
     if not 0 < dim <= 2000:  # pgvector's HNSW limit for `vector`
         raise ValueError(f"an HNSW index takes 1 to 2000 dimensions, not {dim}")
+    name = vector_index_name(model)
+    # Looked up first: CREATE INDEX locks the table against writes (until the transaction
+    # ends) before it finds that the index exists, and every host's vector writes call this.
+    if conn.execute(text("SELECT to_regclass(:n)"), {"n": name}).scalar() is not None:
+        return
     conn.execute(
         text(
-            f"CREATE INDEX IF NOT EXISTS {vector_index_name(model)} ON vectors "
+            f"CREATE INDEX IF NOT EXISTS {name} ON vectors "
             f"USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) "
             f"WHERE model = {model_literal(model)}"
         )

@@ -56,32 +56,38 @@ BEGIN
     RETURN NULL;
 END $$
 """
+# (name, table, when it fires, the function it runs)
 _TRIGGERS = (
-    ("memories_class_insert", "AFTER INSERT ON memories FOR EACH ROW",
+    ("memories_class_insert", "memories", "AFTER INSERT", "tapemind_memory_class_counts"),
+    ("memories_class_delete", "memories", "AFTER DELETE", "tapemind_memory_class_counts"),
+    ("memories_class_update", "memories",
+     "AFTER UPDATE OF status, recall_count, use_count",
      "tapemind_memory_class_counts"),
-    ("memories_class_delete", "AFTER DELETE ON memories FOR EACH ROW",
-     "tapemind_memory_class_counts"),
-    ("memories_class_update",
-     "AFTER UPDATE OF status, recall_count, use_count ON memories FOR EACH ROW "
-     "WHEN (OLD.status IS DISTINCT FROM NEW.status "
-     "OR (OLD.recall_count > 0) IS DISTINCT FROM (NEW.recall_count > 0) "
-     "OR (OLD.use_count > 0) IS DISTINCT FROM (NEW.use_count > 0))",
-     "tapemind_memory_class_counts"),
-    ("memories_fade_stale",
+    ("memories_fade_stale", "memories",
      "BEFORE UPDATE OF created_at, last_recalled_at, last_used_at, last_reinforced_at, "
-     "importance, use_count ON memories FOR EACH ROW WHEN (NEW.fade_at IS NOT NULL)",
+     "importance, use_count",
      "tapemind_memory_fade_stale"),
-    ("agents_fade_stale", "AFTER UPDATE OF settings ON agents FOR EACH ROW",
-     "tapemind_agent_fade_stale"),
+    ("agents_fade_stale", "agents", "AFTER UPDATE OF settings", "tapemind_agent_fade_stale"),
 )  # fmt: skip
-TRIGGER_NAMES = tuple(name for name, _, _ in _TRIGGERS)
+_CONDITIONS = {
+    "memories_class_update": "OLD.status IS DISTINCT FROM NEW.status "
+    "OR (OLD.recall_count > 0) IS DISTINCT FROM (NEW.recall_count > 0) "
+    "OR (OLD.use_count > 0) IS DISTINCT FROM (NEW.use_count > 0)",
+    "memories_fade_stale": "NEW.fade_at IS NOT NULL",
+}
+TRIGGER_NAMES = tuple(name for name, *_ in _TRIGGERS)
 
 
 def create(conn: Connection) -> None:
     """Create (or replace) the triggers, inside the caller's transaction."""
     for body in (_CLASS_COUNTS, _MEMORY_FADE, _AGENT_FADE):
         conn.execute(text(body))
-    for name, when, function in _TRIGGERS:
-        table = when.split(" ON ", 1)[1].split(" ", 1)[0]
+    for name, table, when, function in _TRIGGERS:
+        condition = f" WHEN ({_CONDITIONS[name]})" if name in _CONDITIONS else ""
         conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
-        conn.execute(text(f"CREATE TRIGGER {name} {when} EXECUTE FUNCTION {function}()"))
+        conn.execute(
+            text(
+                f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW{condition} "
+                f"EXECUTE FUNCTION {function}()"
+            )
+        )

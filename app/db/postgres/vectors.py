@@ -15,7 +15,8 @@ from app.db.postgres.schema import ensure_vector_index, model_literal
 
 # How many graph candidates HNSW gathers per query (pgvector's default is 40). The agent
 # condition is applied to those candidates, so a small agent among many needs a wider
-# search to fill its `limit`; pgvector 0.8's iterative scans lift this limit.
+# search to fill its `limit`; pgvector 0.8's iterative scans lift this limit. pgvector
+# takes at most 1000.
 EF_SEARCH = 200
 
 
@@ -67,7 +68,7 @@ def nearest(
     dim = len(vector)
     # The query names the model and the dimension as literals: that is what lets the
     # planner match the model's partial HNSW index.
-    conn.execute(text(f"SET LOCAL hnsw.ef_search = {max(EF_SEARCH, limit)}"))
+    conn.execute(text(f"SET LOCAL hnsw.ef_search = {min(max(EF_SEARCH, limit), 1000)}"))
     rows = conn.execute(
         text(
             f"SELECT item_id, (embedding::vector({dim})) <=> CAST(:v AS vector({dim})) AS d "
