@@ -9,17 +9,18 @@ reason: skipping would let the PostgreSQL code go untested without anyone notici
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
 _names = itertools.count(1)
 
 
-def _fail(why: str) -> None:
+def _fail(why: str) -> NoReturn:
     pytest.fail(
         f"PostgreSQL for the tests did not start: {why}. The tests start it with the "
         "`pgserver` package (pip install -e '.[dev]'); it needs a writable temp dir.",
@@ -30,10 +31,14 @@ def _fail(why: str) -> None:
 @contextmanager
 def postmaster(directory: Path) -> Iterator[Any]:
     """A pgserver postmaster with its data in `directory`, stopped at the end."""
-    try:
-        import pgserver
-    except ImportError as exc:
-        _fail(f"pgserver is not installed ({exc})")
+    with warnings.catch_warnings():
+        # pgserver keeps its lock file in the user's runtime dir; on a machine without a
+        # desktop session platformdirs warns that it falls back to /tmp, which is fine.
+        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+        try:
+            import pgserver
+        except ImportError as exc:
+            _fail(f"pgserver is not installed ({exc})")
     try:
         server = pgserver.get_server(directory, cleanup_mode="stop")
         # Throwaway databases need no durability: without fsync a CREATE DATABASE and
