@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import string
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -95,3 +97,15 @@ def test_a_job_runs_in_one_transaction_at_a_time(pg: Engine) -> None:
                 assert postgres.try_job(second, "health")
         with second.begin():  # the holder committed: the lock went with its transaction
             assert postgres.try_job(second, "maintenance")
+
+
+def test_a_text_of_many_long_distinct_words_is_stored_and_found(pg: Engine) -> None:
+    # 20,000 distinct 64-letter words: more lexeme bytes than a tsvector may hold.
+    rng = random.Random(1)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=64)) for _ in range(20_000)]
+    with pg.begin() as conn:
+        agent = add_agent(conn, "ada")
+        [(entry, _)] = postgres.insert_entries(conn, agent, prepared([" ".join(words)]), NOW)
+    with pg.connect() as conn:
+        assert [i for i, _ in postgres.search(conn, "tape_entries", agent, words[0])] == [entry]
+        assert postgres.search(conn, "tape_entries", agent, words[-1]) == []  # past the cap

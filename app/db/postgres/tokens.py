@@ -19,6 +19,13 @@ from app.text import agent_token
 # PostgreSQL keeps positions 1..16383 (a later one is stored as 16383); keeping to that
 # range ourselves makes the literal what PostgreSQL will hold.
 _MAX_POSITION = 16_383
+# A tsvector's lexemes and their positions take at most 1 MiB (PostgreSQL refuses the
+# value, and so the whole append, past it): each lexeme its bytes (padded to even) and a
+# count, each position 2 bytes, at most 256 positions a lexeme. MAX_ENTRY_TERMS long,
+# distinct words can reach 1.4 MB, so a text is indexed by the lexemes that fit, in
+# order, as it is by its first terms.
+MAX_TSVECTOR_BYTES = 1_000_000
+_MAX_POSITIONS = 256
 
 
 def _quoted(lexeme: str) -> str:
@@ -32,9 +39,19 @@ def tsvector_literal(terms: Sequence[str], agent_id: int) -> str:
     full-text `terms` (`app.text.text_terms`): the same token string the embedded home
     indexes, the agent's token first."""
     positions: dict[str, list[int]] = {}
+    room = MAX_TSVECTOR_BYTES
     for at, term in enumerate((agent_token(agent_id), *terms), start=1):
-        if term:
-            positions.setdefault(term, []).append(min(at, _MAX_POSITION))
+        held = positions.get(term)
+        if held is None:
+            size = len(term.encode())
+            cost = size + size % 2 + 4  # the lexeme, padding, its count, this position
+            if not term or cost > room:
+                continue
+            positions[term] = [min(at, _MAX_POSITION)]
+            room -= cost
+        elif len(held) < _MAX_POSITIONS and room >= 2:
+            held.append(min(at, _MAX_POSITION))
+            room -= 2
     return " ".join(
         f"{_quoted(lexeme)}:{','.join(str(p) for p in dict.fromkeys(at))}"
         for lexeme, at in positions.items()
