@@ -117,7 +117,8 @@ class Engine:
 
         `clock`, `embedder` and `keystore` are injected dependencies; the defaults
         are the system clock, the home's configured embedder and the OS keyring.
-        `database_url` puts the database elsewhere (PostgreSQL for a team).
+        `database_url` puts the database elsewhere; a PostgreSQL URL is refused
+        (HomeError) until the engine is ported to it (ARCHITECTURE.md, Storage backends).
         Raises HomeError for a missing, foreign or newer-version home.
         """
         path = homes.resolve(home)
@@ -125,8 +126,8 @@ class Engine:
             homes.check_openable(path, create=create)
             store = Store.open_sqlite(homes.db_path(path))
         else:
-            path.mkdir(parents=True, exist_ok=True)
             store = Store.open_url(database_url)
+            path.mkdir(parents=True, exist_ok=True)
         clock = clock or SystemClock()
         rt = Runtime(home=path, store=store, clock=clock, bus=EventBus())
         try:

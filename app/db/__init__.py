@@ -5,6 +5,8 @@
 - `schema`: the SQLModel tables; `migrations`: the numbered schema changes.
 - `fulltext`: the FTS5 tables; `filters`: a search's filters as SQL conditions.
 - `home`: where a home lives and what makes a directory one.
+- `postgres`: the same tables on PostgreSQL with pgvector (imported on demand, as
+  `from app.db import postgres`: a home on SQLite never loads it).
 - `integrity`: the quick check at every open, the full one of `tapemind doctor`; `disk`:
   a full disk told apart from other failures.
 """

@@ -156,7 +156,20 @@ class Store:
 
     @classmethod
     def open_url(cls, url: str) -> Store:
-        """A database URL (PostgreSQL for scale-out). No SQLite pragmas apply."""
+        """A database URL. No SQLite pragmas apply.
+
+        Raises:
+            HomeError: a PostgreSQL URL. Its tables exist (`app.db.postgres`) but the
+                engine above them still writes SQLite's dialect; opening one would fail
+                half-way through the first migration, so it is refused before anything
+                is written.
+        """
+        scheme = url.split(":", 1)[0].split("+", 1)[0].lower()
+        if scheme in ("postgresql", "postgres"):
+            raise HomeError(
+                "This version of Tapemind cannot keep a home on PostgreSQL yet: nothing "
+                "was written to that database. Use a home on this machine (--home)."
+            )
         return cls(create_engine(url, poolclass=NullPool))
 
     @contextmanager

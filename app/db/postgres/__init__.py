@@ -1,0 +1,42 @@
+"""A home's database on PostgreSQL with pgvector, for memory shared by several hosts.
+
+- `connect`: an engine on a `postgresql://` URL (psycopg 3, the `postgresql` extra).
+- `schema`: the tables (from the SQLModel classes), their indexes, full-text `terms`
+  columns (GIN) and the `vectors` table with an HNSW index per model.
+- `tokens`: the engine's own full-text tokens as `tsvector` / `tsquery` values.
+- `sequence`: gap-free per-agent sequence numbers under concurrent writers (row locks).
+- `tape`: the storage half of an append; `fulltext`: search over `terms`;
+  `vectors`: embeddings and nearest neighbours; `locks`: jobs once across hosts;
+  `triggers`: the migrations' triggers (class counts, stale fade times) in PL/pgSQL.
+
+This is the storage layer only: the engine above it still speaks SQLite (see "Storage
+backends" in ARCHITECTURE.md for what remains to port).
+"""
+
+from app.db.postgres.connect import engine_for
+from app.db.postgres.fulltext import search
+from app.db.postgres.locks import job_key, try_job
+from app.db.postgres.schema import FULLTEXT_TABLES, create, ensure_vector_index, metadata
+from app.db.postgres.sequence import reserve
+from app.db.postgres.tape import StoredEntry, insert_entries
+from app.db.postgres.tokens import tsquery_literal, tsvector_literal
+from app.db.postgres.vectors import nearest, put, vector_text
+
+__all__ = [
+    "FULLTEXT_TABLES",
+    "StoredEntry",
+    "create",
+    "engine_for",
+    "ensure_vector_index",
+    "insert_entries",
+    "job_key",
+    "metadata",
+    "nearest",
+    "put",
+    "reserve",
+    "search",
+    "try_job",
+    "tsquery_literal",
+    "tsvector_literal",
+    "vector_text",
+]

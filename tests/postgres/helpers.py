@@ -1,0 +1,55 @@
+"""Rows the PostgreSQL tests write: agents, and tape entries made ready as the engine does."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, text
+
+from app.models import NewEntry
+from app.text import entry_hash, text_terms
+
+NOW = "2026-11-01T09:00:00.000000Z"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What `app.tape.prepared.Ready` holds, for text that needs no redaction."""
+
+    entry: NewEntry
+    meta_json: str | None
+    content_hash: str
+    terms: tuple[str, ...]
+
+
+def prepared(texts: Sequence[str], thread: str = "t1") -> list[Prepared]:
+    return [
+        Prepared(NewEntry(thread, "message", "user", t), None, entry_hash(t), tuple(text_terms(t)))
+        for t in texts
+    ]
+
+
+def add_agent(conn: Connection, name: str) -> int:
+    return int(
+        conn.execute(
+            text(
+                "INSERT INTO agents (name, created_at, settings) VALUES (:n, :at, '{}') "
+                "RETURNING id"
+            ),
+            {"n": name, "at": NOW},
+        ).scalar_one()
+    )
+
+
+def add_memory(conn: Connection, agent_id: int, body: str, status: str = "active") -> int:
+    return int(
+        conn.execute(
+            text(
+                "INSERT INTO memories (agent_id, category, text, content_hash, importance, "
+                "confidence, status, version, created_at, updated_at) VALUES "
+                "(:a, 'lesson', :t, :h, 0.5, 0.8, :s, 1, :at, :at) RETURNING id"
+            ),
+            {"a": agent_id, "t": body, "h": f"hash of {body}", "s": status, "at": NOW},
+        ).scalar_one()
+    )
