@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app.chat import LLM_API_KEY_ENV, parse_llm
 from app.confront import (
+    Arbiter,
     LearnedArbiter,
     LLMArbiter,
     OfflineArbiter,
@@ -14,7 +15,6 @@ from app.confront import (
     evaluate,
     load_cases,
 )
-from app.confront.arbiter import Arbiter
 from app.errors import InvalidInput
 
 

@@ -8,7 +8,7 @@ takes a settlement back.
 """
 
 from app.confront import conflicts, decisions, undo
-from app.confront.arbiter import LearnedArbiter, LLMArbiter, OfflineArbiter
+from app.confront.arbiter import Arbiter, LearnedArbiter, LLMArbiter, OfflineArbiter
 from app.confront.arbiter.evaluate import Report, evaluate, load_cases
 from app.confront.arbiter.similarity import USESimilarity
 from app.confront.conflicts import KEEPS, Conflict, ConflictSide, count_open, raise_conflict
@@ -23,6 +23,7 @@ from app.confront.offer import remember
 __all__ = [
     "ARBITER",
     "KEEPS",
+    "Arbiter",
     "Conflict",
     "ConflictSide",
     "DecisionRecord",
