@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from .i18n import current_language
@@ -182,6 +182,90 @@ PHRASES_ZH: tuple[tuple[str, str], ...] = (
         "交给人来决定，它要取代的不是最接近的记忆：",
     ),
 )
+# The learned arbiter's words (app/confront/arbiter/learned/pair.py WORDS) and the frame of
+# its reasons (learned/arbiter.py): "supersede (82% sure): <words>; <id>: closeness …".
+LEARNED_ZH: Mapping[str, str] = {
+    "the prior": "先验",
+    "the embedder finds them close": "向量模型认为两者接近",
+    "one side is not embedded yet": "有一方还没有向量",
+    "the embedder finds them very close": "向量模型认为两者非常接近",
+    "they share words": "两者有共同的词",
+    "the candidate repeats the memory's words": "新记忆重复了已有记忆的词",
+    "the memory holds the candidate's words": "已有记忆包含新记忆的词",
+    "the memory's words line up with the candidate": "已有记忆的词与新记忆对得上",
+    "the candidate's words line up with the memory": "新记忆的词与已有记忆对得上",
+    "the memory says things the candidate does not": "已有记忆说了新记忆没说的内容",
+    "the candidate says things the memory does not": "新记忆说了已有记忆没说的内容",
+    "a word was replaced by another": "有一个词换成了另一个",
+    "two words changed places": "两个词互换了位置",
+    "a number, version or date differs": DIFFERENCE_ZH["number"],
+    "the candidate brings a number": "新记忆带来了一个数字",
+    "the memory's number is missing": "已有记忆里的数字不见了",
+    "the same numbers on both sides": "两边的数字相同",
+    "one side negates the other": DIFFERENCE_ZH["negation"],
+    "the candidate says something changed": "新记忆说有变化",
+    "the memory itself says something changed": "已有记忆本身说过有变化",
+    "the candidate adds a detail (also, 另外)": "新记忆补充了细节（另外、还）",
+    "the candidate has a second clause": "新记忆有第二个分句",
+    "one is Chinese, the other English": "一条是中文，一条是英文",
+    "both are of the same kind": "两者类别相同",
+    "both are task outcomes": "两者都是任务结果",
+    "the candidate is longer": "新记忆更长",
+    "every word of the memory is in the candidate, in any order": (
+        "已有记忆的每个词都在新记忆里（不论顺序）"
+    ),
+    "every word of the candidate is in the memory, in any order": (
+        "新记忆的每个词都在已有记忆里（不论顺序）"
+    ),
+    "it is the closest memory": "它是最接近的记忆",
+    "a closer memory looks more like the candidate": "有更接近的记忆更像新记忆",
+    "it says it changed, and a value was replaced": "说有变化，且有取值被替换",
+    "it says it changed, and a number differs": "说有变化，且数字不同",
+    "it says it changed, and one side negates": "说有变化，且一方否定了另一方",
+    "it says it changed, about something close": "说有变化，且说的是很接近的事",
+    "one side negates the other, about something close": "一方否定了另一方，且说的是很接近的事",
+    "a value was replaced, in sentences otherwise close": "有取值被替换，其余部分很接近",
+    "it repeats the memory and says more": "重复了已有记忆并说了更多",
+    "a translation of the memory": "是已有记忆的译文",
+    "the same words in another order, and close": "同样的词换了顺序，且很接近",
+    "no single sign": "没有单独突出的迹象",
+}
+_LEARNED_FRAME_ZH: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (
+        re.compile(
+            r"^looks like (\w+) \((\d+)% sure, not enough to overwrite\): a person settles it; "
+        ),
+        lambda m: (
+            f"看起来是{_ACTIONS_ZH.get(m[1], m[1])}（把握 {m[2]}%，不足以覆盖）：交给人来决定；"
+        ),
+    ),
+    (
+        re.compile(r"^(add|update|supersede|duplicate|conflict) \((\d+)% sure\): "),
+        lambda m: f"{_ACTIONS_ZH[m[1]]}（把握 {m[2]}%）：",
+    ),
+    (
+        re.compile(r"^nothing here is about the same thing \((\d+)%\)"),
+        lambda m: f"这里没有说同一件事的记忆（{m[1]}%）",
+    ),
+    (
+        re.compile(r"(\w+): closeness ([\d.]+) \(cosine ([\d.]+|-)\)$"),
+        lambda m: f"#{m[1]}，接近度 {m[2]}（向量余弦 {m[3]}）",
+    ),
+)
+
+
+def _learned_text(reason: str) -> str | None:
+    """A learned arbiter's reason in Chinese, or None when `reason` is not one."""
+    text = reason
+    for pattern, replace in _LEARNED_FRAME_ZH:
+        text = pattern.sub(replace, text)
+    if text == reason:
+        return None
+    for english in sorted(LEARNED_ZH, key=len, reverse=True):
+        text = text.replace(english, LEARNED_ZH[english])
+    return text.replace("; ", "；")
+
+
 _SCORES = re.compile(
     r"(?P<id>\w+): closeness (?P<c>[\d.]+) \(cosine (?P<cos>[\d.]+|-), "
     r"lexical (?P<lex>[\d.]+), full-text (?P<ft>[\d.]+|-)\)"
@@ -230,6 +314,9 @@ def reason_text(reason: str) -> str:
     """A reason stored as English only, in the app's language (phrase by phrase)."""
     if current_language() != "zh" or not reason:
         return reason
+    learned = _learned_text(reason)
+    if learned is not None:
+        return learned
     text = _SCORES.sub(
         lambda m: (
             f"#{m['id']}，接近度 {m['c']}（向量余弦 {m['cos']}，词面 {m['lex']}，全文 {m['ft']}）"

@@ -138,3 +138,32 @@ def test_a_request_reason_is_said_from_its_code(qapp, english) -> None:
         assert request_reason(expired) == "30 秒内没有答复"
     finally:
         i18n.install_language("en")
+
+
+def test_every_learned_reason_reads_in_chinese(qapp, english) -> None:
+    """The learned arbiter's reasons on the decision sets (with and without cosines, across
+    languages too) read in Chinese with their figures kept, and every word it can name has
+    its Chinese."""
+    from app.confront.arbiter import LearnedArbiter
+    from app.confront.arbiter.learned.pair import WORDS
+    from ui.reasons import LEARNED_ZH
+
+    assert set(WORDS.values()) <= set(LEARNED_ZH)
+    arbiter = LearnedArbiter()
+    reasons = {arbiter.decide(Candidate("anything", "lesson"), []).reason}
+    for path in ("decisions.jsonl", "decisions_crosslang.jsonl", "decisions_mixed.jsonl"):
+        for case in load_cases(DATA / path):
+            for sim in (0.9, 0.5, None):
+                near = [Neighbour(e.id, e.text, e.category, similarity=sim) for e in case.existing]
+                reasons.add(arbiter.decide(case.candidate, near).reason)
+    assert any(r.startswith("looks like") for r in reasons)
+    assert any(r.startswith("nothing here") for r in reasons)
+    i18n.install_language("zh")
+    try:
+        for reason in reasons:
+            shown = reason_text(reason)
+            assert not re.search(r"[A-Za-z]{3,}", shown), (reason, shown)
+            assert re.findall(r"\d+%|\d\.\d\d", shown) == re.findall(r"\d+%|\d\.\d\d", reason)
+    finally:
+        i18n.install_language("en")
+    assert all(reason_text(r) == r for r in reasons)
