@@ -246,6 +246,13 @@ def test_bench_decisions(tmp_path: Path) -> None:
     assert report["confusion"]["update"]["add"] == 1 and report["destructive"] == 0
     text = run("bench", "decisions", "--data", str(data), "--no-embedder").output
     assert "confusion" in text and "zh: 1/2" in text
+    assert "duplicates a person would settle as conflicts: 0 of 0" in text
+    learned = ok_json(
+        "bench", "decisions", "--data", str(data), "--no-embedder", "--arbiter", "learned"
+    )
+    assert learned["arbiter"] == "learned" and learned["total"] == 3
+    assert learned["destructive"] == 0 and "duplicates_as_conflicts" in learned
+    assert run("bench", "decisions", "--data", str(data), "--arbiter", "rules").exit_code == 2
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"expected": "maybe"}\n', "utf-8")
     assert run("bench", "decisions", "--data", str(bad)).exit_code == 2
