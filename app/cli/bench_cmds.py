@@ -74,9 +74,24 @@ def decisions(state: State, path: str, arbiter: str, no_embedder: bool) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Keep the built home here and copy it on later runs (building takes minutes).",
 )
+@click.option(
+    "--arbiter",
+    "arbiters",
+    type=click.Choice(["offline", "learned"]),
+    multiple=True,
+    help="Time remember with this arbiter too (repeat it; the first is the baseline). "
+    "Default: offline.",
+)
 @json_option
 @pass_state
-def lifecycle(state: State, memories: int, quick: bool, samples: int, cache: Path | None) -> None:
+def lifecycle(
+    state: State,
+    memories: int,
+    quick: bool,
+    samples: int,
+    cache: Path | None,
+    arbiters: tuple[str, ...],
+) -> None:
     """remember with confrontation (p95) and a health snapshot at 100,000 memories."""
     from app.benchmarks.lifecycle import format_report, run
 
@@ -85,6 +100,7 @@ def lifecycle(state: State, memories: int, quick: bool, samples: int, cache: Pat
         samples=40 if quick else samples,
         progress=lambda msg: click.echo(msg, err=True),
         cache=cache,
+        arbiters=arbiters or ("offline",),
     )
     if state.as_json:
         emit_json(report)  # a dataclass: figures and decision counts
