@@ -39,7 +39,7 @@ from app.recall.adjacent import NEIGHBOUR_POOL, credit
 from app.recall.okapi import padded
 from app.recall.rerank import RescoredPool, pool_tokens
 from app.recall.turn_weights import FEATURES, TurnWeights
-from app.text import index_tokens
+from app.text import text_terms
 
 CANDIDATES = 50
 # Sentences end at these; one that ends with a question mark (Latin or full-width) is a
@@ -178,10 +178,10 @@ def _asked_before(lexical: RescoredPool, before: Mapping[int, str]) -> dict[int,
         asked = question_part(text)
         if not asked:
             continue
-        words = index_tokens(asked, 0).split(" ", 1)[1:]
-        if not words:
+        terms = text_terms(asked)
+        if not terms:
             continue
-        score = stats.score(padded(words[0]), words[0].count(" ") + 1)
+        score = stats.score(padded(" ".join(terms)), len(terms))
         if score:
             out[i] = score
     return out
