@@ -7,7 +7,7 @@ from sqlalchemy import text
 from app import Engine
 from app.engine import runtime_of
 from app.limits import MAX_ENTRY_TERMS
-from app.text.terms import ASCII_SPLIT_CHARS, index_tokens, query_terms, stem, text_terms
+from app.text.terms import SPLIT_HOLDING_GIL_CHARS, index_tokens, query_terms, stem, text_terms
 
 
 def _ids(engine: Engine, query: str, **kw: object) -> list[int]:
@@ -93,8 +93,8 @@ def test_english_text_gives_one_stemmed_term_per_word_whatever_its_size() -> Non
     assert text_terms("Hiking, HIKING and hikes: 3 trails!") == [
         "hike", "hike", "and", "hike", "3", "trail",
     ]  # fmt: skip
-    # A text past the short-text split goes through the concurrent splitter, alike.
-    long = "hiking boots " * (ASCII_SPLIT_CHARS // 6)
+    # A text too long to split holding the GIL gives the same terms.
+    long = "hiking boots " * (SPLIT_HOLDING_GIL_CHARS // 6)
     assert text_terms(long) == ["hike", "boot"] * min(len(long) // 13, MAX_ENTRY_TERMS // 2)
     assert text_terms("Café ﬁne") == ["café", "fine"]  # NFKC still applies to non-ASCII
 
