@@ -17,6 +17,7 @@ from app.db import Filters, Tx, dbapi, memory_conditions, tape_conditions
 from app.errors import InvalidInput
 from app.limits import MAX_REGEX_CHARS
 from app.recall import rare_terms
+from app.recall.documents import Documents
 from app.runtime import AgentLike
 from app.text import groups_expression, query_groups
 
@@ -55,6 +56,7 @@ def fulltext_ids(
     n: int,
     *,
     counts: dict[Any, tuple[int, float]] | None = None,
+    documents: Documents | None = None,
 ) -> list[tuple[int, float]]:
     """(id, bm25 score, higher is better) of the best `n` full-text matches.
 
@@ -71,6 +73,7 @@ def fulltext_ids(
     - when the query's terms match more rows than `rare_terms.POSTINGS_BUDGET`, the
       rarest terms pick a pool that every term then ranks (`app.recall.rare_terms`).
     `counts`: a cache of large document counts, kept by the caller for the home.
+    `documents`: the token strings of `kind`'s table that the caller scores again.
     """
     assert arow.id is not None
     db = dbapi(s)
@@ -116,7 +119,7 @@ def fulltext_ids(
             break
         bound = bound * 8 if bound * 8 <= FTS_MAX_POOL else -1  # -1: no limit
     if split:
-        scores = rare_terms.bm25(db, table, [i for i, _ in kept], df, total)
+        scores = rare_terms.bm25(db, table, [i for i, _ in kept], df, total, documents)
         kept = sorted(((i, scores.get(i, 0.0)) for i, _ in kept), key=lambda p: -p[1])
     return kept[:n]
 

@@ -21,8 +21,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from app.db import id_list
 from app.recall import okapi
+from app.recall.documents import Documents
 from app.runtime import Runtime, Slot
 
 POSTINGS_BUDGET = 4000  # rows FTS5 ranks per query, about, before the split applies
@@ -104,17 +104,19 @@ def pick(
 
 
 def bm25(
-    db: Any, table: str, ids: Sequence[int], df: dict[Group, int], rows: int
+    db: Any,
+    table: str,
+    ids: Sequence[int],
+    df: dict[Group, int],
+    rows: int,
+    documents: Documents | None = None,
 ) -> dict[int, float]:
     """Okapi BM25 (higher is better) of rows `ids` of `table` over the terms of `df`,
-    in a table of `rows` rows, weighed as FTS5 weighs them."""
+    in a table of `rows` rows, weighed as FTS5 weighs them. `documents`: the rows'
+    token strings, when the caller scores them again (else read here)."""
     if not ids:
         return {}
-    marks, bound = id_list(ids)
-    sql = f"SELECT rowid, tokens FROM {table} WHERE rowid IN ({marks})"
-    found = db.execute(sql, bound).fetchall()
-    # The first token is the agent's: not a word, so not counted in a row's length.
-    docs = {int(i): (okapi.padded(str(t)), str(t).count(" ")) for i, t in found}
+    docs = (documents or Documents(db, table)).whole(ids)
     lengths = [n for _, n in docs.values()]
     average = (sum(lengths) / len(lengths)) if lengths else 1.0
     scorer = okapi.Scorer({g: okapi.fts5_idf(rows, n) for g, n in df.items()}, average)

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.db import Tx, dbapi, id_list
+from app.db import Tx, dbapi
 from app.recall import okapi
+from app.recall.documents import Documents
 from app.text import agent_token, query_groups
 
 POOL = 100
@@ -44,29 +45,21 @@ class RescoredPool:
     statistics: okapi.Scorer | None
 
 
-def pool_tokens(s: Tx, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
-    """The stored token strings of tape entries `ids`, `padded`, with their token count
-    (the agent token left out)."""
-    if not ids:
-        return {}
-    marks, bound = id_list(ids)
-    sql = f"SELECT rowid, tokens FROM tape_fts WHERE rowid IN ({marks})"
-    out = {}
-    for i, raw in dbapi(s).execute(sql, bound):
-        words = str(raw).split(" ", 1)[1] if " " in str(raw) else ""
-        out[int(i)] = (okapi.padded(words), words.count(" ") + 1 if words else 0)
-    return out
-
-
 def rescore_pool(
-    s: Tx, agent_id: int, entry_count: int, query: str, pool: Sequence[tuple[int, float]]
+    s: Tx,
+    agent_id: int,
+    entry_count: int,
+    query: str,
+    pool: Sequence[tuple[int, float]],
+    documents: Documents | None = None,
 ) -> RescoredPool:
-    """The pool's entries re-scored with the agent's own BM25 statistics."""
+    """The pool's entries re-scored with the agent's own BM25 statistics. `documents`:
+    the tape's token strings already read for this search (else read here)."""
     groups = query_groups(query)
     if not pool or not groups:
         return RescoredPool(list(pool), {}, None)
     ids = [i for i, _ in pool]
-    docs = pool_tokens(s, ids)
+    docs = (documents or Documents(dbapi(s), "tape_fts")).words(ids)
     lengths = {i: n for i, (_, n) in docs.items()}
     avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
     n = max(entry_count, max((len(docs), 1)))

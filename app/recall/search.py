@@ -31,6 +31,7 @@ from app.memory import MEMORY_COLUMNS, check_category, memory_of
 from app.models import STATUSES, Memory, TapeEntry
 from app.recall import rare_terms, turn_weights, turns
 from app.recall.adjacent import NEIGHBOUR_POOL, smooth
+from app.recall.documents import Documents
 from app.recall.fulltext import fulltext_ids, regex_ids
 from app.recall.fusion import fuse
 from app.recall.rerank import POOL, rescore_pool
@@ -306,8 +307,10 @@ def tape_candidates(
     whether the meaning part answered (nothing embedded yet: words only)."""
     assert arow.id is not None
     size = max(want, turns.CANDIDATES)
-    pool = fulltext_ids(s, arow, "tape", query, f, max(size, POOL), counts=counts)
-    lexical = rescore_pool(s, arow.id, arow.next_seq - 1, query, pool)
+    # The entries' token strings are scored up to three times: read once.
+    docs = Documents(dbapi(s), "tape_fts")
+    pool = fulltext_ids(s, arow, "tape", query, f, max(size, POOL), counts=counts, documents=docs)
+    lexical = rescore_pool(s, arow.id, arow.next_seq - 1, query, pool, docs)
     near = None
     if retrieval is not None:
         n = _semantic_n("tape", want)
@@ -315,7 +318,9 @@ def tape_candidates(
             retrieval, s, arow, "tape", query, f, n, "hybrid", [] if notes is None else notes,
             pending,
         )  # fmt: skip
-    found = turns.candidates(s, lexical, near, since=f.since, until=f.until, want=want)
+    found = turns.candidates(
+        s, lexical, near, since=f.since, until=f.until, want=want, documents=docs
+    )
     return found, bool(near)
 
 

@@ -36,10 +36,11 @@ from sqlmodel import Session
 
 from app.db import dbapi, id_list
 from app.recall.adjacent import NEIGHBOUR_POOL, credit
+from app.recall.documents import Documents
 from app.recall.okapi import padded
-from app.recall.rerank import RescoredPool, pool_tokens
+from app.recall.rerank import RescoredPool
 from app.recall.turn_weights import FEATURES, TurnWeights
-from app.text import index_tokens
+from app.text import text_terms
 
 CANDIDATES = 50
 # Sentences end at these; one that ends with a question mark (Latin or full-width) is a
@@ -120,8 +121,10 @@ def candidates(
     since: object = None,
     until: object = None,
     want: int = CANDIDATES,
+    documents: Documents | None = None,
 ) -> list[Candidate]:
-    """The candidate turns of one query with what each shows (see the module doc)."""
+    """The candidate turns of one query with what each shows (see the module doc).
+    `documents`: the tape's token strings already read for this query."""
     words = dict(lexical.hits)
     lent = credit(s, lexical.hits[:NEIGHBOUR_POOL], since=since, until=until)
     size = max(want, CANDIDATES)
@@ -135,7 +138,9 @@ def candidates(
     roles, before = _roles_and_previous(s, ids)
     lengths = dict(lexical.lengths)
     missing = [i for i in ids if i not in lengths]
-    lengths.update({i: n for i, (_, n) in pool_tokens(s, missing).items()})
+    if missing:
+        docs = documents or Documents(dbapi(s), "tape_fts")
+        lengths.update({i: n for i, (_, n) in docs.words(missing).items()})
     asked = _asked_before(lexical, before)
     return [
         Candidate(
@@ -178,10 +183,10 @@ def _asked_before(lexical: RescoredPool, before: Mapping[int, str]) -> dict[int,
         asked = question_part(text)
         if not asked:
             continue
-        words = index_tokens(asked, 0).split(" ", 1)[1:]
-        if not words:
+        terms = text_terms(asked)
+        if not terms:
             continue
-        score = stats.score(padded(words[0]), words[0].count(" ") + 1)
+        score = stats.score(padded(" ".join(terms)), len(terms))
         if score:
             out[i] = score
     return out

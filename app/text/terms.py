@@ -45,6 +45,13 @@ _CJK = CJK_LETTERS
 _TOKEN = regex.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
 _LATIN_WORD = re.compile(r"[a-z]+")
+# What _TOKEN finds in lowercased ASCII, where `re` splits it in half the time.
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+# A text up to this long is split holding the GIL: letting it go costs more than the
+# split whenever another thread runs (search embeds its query on one meanwhile, and a
+# thread that takes the GIL may keep it for the switch interval, 5 ms). A longer text
+# lets it go, so that splitting a megabyte does not stall the other threads.
+SPLIT_HOLDING_GIL_CHARS = 65_536
 
 # Function words that carry no topic. Kept short on purpose: a word that can
 # be the point of a question (e.g. "after", "before", "first") stays.
@@ -67,9 +74,23 @@ def agent_token(agent_id: int) -> str:
     return f"tmagent{agent_id}x"
 
 
+def _folded(text: str) -> str:
+    """`text` NFKC-normalised and lowercased (ASCII is its own NFKC form: not walked twice)."""
+    return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).lower()
+
+
 def _words(text: str) -> list[str]:
-    # concurrent: a megabyte is split without holding the GIL (other threads run meanwhile).
-    words: list[str] = _TOKEN.findall(unicodedata.normalize("NFKC", text).lower(), concurrent=True)
+    return _split(_folded(text))
+
+
+def _split(folded: str) -> list[str]:
+    """The words of a `_folded` text."""
+    if len(folded) > SPLIT_HOLDING_GIL_CHARS:
+        long: list[str] = _TOKEN.findall(folded, concurrent=True)
+        return long
+    if folded.isascii():
+        return _ASCII_WORD.findall(folded)
+    words: list[str] = _TOKEN.findall(folded)
     return words
 
 
@@ -84,8 +105,16 @@ def stem(word: str) -> str:
 
 def text_terms(text: str) -> list[str]:
     """The full-text terms of `text`, at most MAX_ENTRY_TERMS of them, in order."""
+    folded = _folded(text)
+    words = _split(folded)
+    if folded.isascii() or not _IS_CJK.search(folded):
+        # No CJK run (most English text): each word is one term. Search tokenizes the
+        # turns it ranks, so this path is hot: each distinct word is stemmed once.
+        words = words[:MAX_ENTRY_TERMS]
+        stems = {word: stem(word[:MAX_TERM_CHARS]) for word in set(words)}
+        return [stems[word] for word in words]
     out: list[str] = []
-    for word in _words(text):
+    for word in words:
         room = MAX_ENTRY_TERMS - len(out)
         if room <= 0:
             break

@@ -6,7 +6,8 @@ from sqlalchemy import text
 
 from app import Engine
 from app.engine import runtime_of
-from app.text.terms import index_tokens, query_terms, stem
+from app.limits import MAX_ENTRY_TERMS
+from app.text.terms import SPLIT_HOLDING_GIL_CHARS, index_tokens, query_terms, stem, text_terms
 
 
 def _ids(engine: Engine, query: str, **kw: object) -> list[int]:
@@ -86,3 +87,19 @@ def test_a_chinese_word_written_against_a_latin_one_is_found(engine: Engine) -> 
     assert [h.entry.text for h in engine.search("a", "集群", scope="tape").hits if h.entry] == [
         "部署到k8s集群"
     ]
+
+
+def test_english_text_gives_one_stemmed_term_per_word_whatever_its_size() -> None:
+    assert text_terms("Hiking, HIKING and hikes: 3 trails!") == [
+        "hike", "hike", "and", "hike", "3", "trail",
+    ]  # fmt: skip
+    # A text too long to split holding the GIL gives the same terms.
+    long = "hiking boots " * (SPLIT_HOLDING_GIL_CHARS // 6)
+    assert text_terms(long) == ["hike", "boot"] * min(len(long) // 13, MAX_ENTRY_TERMS // 2)
+    assert text_terms("Café ﬁne") == ["café", "fine"]  # NFKC still applies to non-ASCII
+
+
+def test_text_with_cjk_keeps_characters_and_bigrams_beside_words() -> None:
+    assert text_terms("Postgres数据库 hiking") == [
+        "postgr", "数", "据", "库", "数据", "据库", "hike",
+    ]  # fmt: skip

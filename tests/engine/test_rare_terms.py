@@ -16,9 +16,9 @@ def split_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     ranked = rare_terms.bm25
 
-    def counting(db: Any, table: str, ids: Any, df: Any, rows: int) -> dict[int, float]:
+    def counting(db: Any, table: str, ids: Any, df: Any, rows: int, *docs: Any) -> dict[int, float]:
         calls.append(len(ids))
-        return ranked(db, table, ids, df, rows)
+        return ranked(db, table, ids, df, rows, *docs)
 
     monkeypatch.setattr(rare_terms, "POSTINGS_BUDGET", 5)
     monkeypatch.setattr(rare_terms, "bm25", counting)
