@@ -40,10 +40,11 @@ from app.db.schema import (
     VaultMetaRow,
     VaultRotationJournalRow,
 )
-from app.db.store import Store, Tx, dbapi, id_list
+from app.db.store import KEYWORD_COLUMNS, Store, Tx, column_list, dbapi, id_list
 
 __all__ = [
     "FTS_TABLES",
+    "KEYWORD_COLUMNS",
     "NOT_EXPORTED",
     "NOT_EXPORTED_PREFIXES",
     "SECRET_COLUMNS",
@@ -71,6 +72,7 @@ __all__ = [
     "VaultMetaRow",
     "VaultRotationJournalRow",
     "check_openable",
+    "column_list",
     "db_path",
     "dbapi",
     "disk",
