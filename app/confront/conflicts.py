@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, text
+from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso, from_iso_or_none
-from app.db import AgentRow, ConflictRow, LineageRow, MemoryRow, dbapi
+from app.db import AgentRow, ConflictRow, MemoryRow, dbapi
 from app.errors import InvalidInput, NotFound
 from app.events import record
 from app.models import Memory, TapeEntry
@@ -34,6 +34,12 @@ from app.vault import echoes
 
 KEEPS = ("old", "new", "both", "merge")
 CONFLICT_STATUSES = ("open", "resolved")
+# A link already there is kept as it is. ON CONFLICT DO NOTHING rather than SQLite's
+# INSERT OR IGNORE: PostgreSQL reads it too.
+SUPERSEDES_SQL = (
+    "INSERT INTO lineage (child_id, parent_id, relation, created_at) "
+    "VALUES (:child, :parent, 'supersedes', :at) ON CONFLICT DO NOTHING"
+)
 
 
 @dataclass(frozen=True)
@@ -194,10 +200,7 @@ def _supersede(s: Session, now: str, loser: MemoryRow, winner_id: int) -> None:
     loser.superseded_by = winner_id
     loser.updated_at = now
     s.add(loser)
-    s.execute(
-        insert(LineageRow).prefix_with("OR IGNORE"),
-        {"child_id": winner_id, "parent_id": loser.id, "relation": "supersedes", "created_at": now},
-    )
+    s.execute(text(SUPERSEDES_SQL), {"child": winner_id, "parent": loser.id, "at": now})
 
 
 def _merge(

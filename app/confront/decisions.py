@@ -64,6 +64,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# A link already there is kept as it is. ON CONFLICT DO NOTHING rather than SQLite's
+# INSERT OR IGNORE: PostgreSQL reads it too.
+SUPERSEDES_SQL = (
+    "INSERT INTO lineage (child_id, parent_id, relation, created_at) "
+    "VALUES (?, ?, 'supersedes', ?) ON CONFLICT DO NOTHING"
+)
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -319,11 +326,7 @@ def supersede(
         "UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?",
         (successor_id, now, target_id),
     )
-    db.execute(
-        "INSERT OR IGNORE INTO lineage (child_id, parent_id, relation, created_at) "
-        "VALUES (?, ?, 'supersedes', ?)",
-        (successor_id, target_id, now),
-    )
+    db.execute(SUPERSEDES_SQL, (successor_id, target_id, now))
     record(s, now, "memory.supersede", agent=arow.name, actor=actor, ids=[target_id, successor_id])
 
 

@@ -27,6 +27,8 @@ from app.tape import append_in, label, ready
 from app.text import memory_hash
 from app.vault import echoes
 
+SOURCE_SQL = 'SELECT id, thread, turn, "user" FROM tape_entries WHERE id = ? AND agent_id = ?'
+
 
 @dataclass(frozen=True)
 class _Source:
@@ -42,7 +44,7 @@ def _check_sources(s: Session, arow: AgentLike, sources: Sequence[int]) -> list[
     for entry_id in dict.fromkeys(int(e) for e in sources):
         found = (
             db.execute(
-                "SELECT id, thread, turn, user FROM tape_entries WHERE id = ? AND agent_id = ?",
+                SOURCE_SQL,
                 (entry_id, arow.id),
             ).fetchone()
             if 1 <= entry_id <= MAX_ID

@@ -1,7 +1,8 @@
 """The database of a home: tables, numbered migrations, transactions.
 
 - `store`: connections, pragmas (SQLite in WAL mode), write and read transactions, and the
-  driver fast path (`dbapi`) hot paths use.
+  driver fast path (`dbapi`) hot paths use; `column_list` writes their raw SQL's lists of
+  columns so one text serves SQLite and PostgreSQL (a keyword column quoted).
 - `schema`: the SQLModel tables; `migrations`: the numbered schema changes.
 - `fulltext`: the FTS5 tables; `filters`: a search's filters as SQL conditions.
 - `home`: where a home lives and what makes a directory one.
@@ -40,10 +41,11 @@ from app.db.schema import (
     VaultMetaRow,
     VaultRotationJournalRow,
 )
-from app.db.store import Store, Tx, dbapi, id_list
+from app.db.store import KEYWORD_COLUMNS, Store, Tx, column_list, dbapi, id_list
 
 __all__ = [
     "FTS_TABLES",
+    "KEYWORD_COLUMNS",
     "NOT_EXPORTED",
     "NOT_EXPORTED_PREFIXES",
     "SECRET_COLUMNS",
@@ -71,6 +73,7 @@ __all__ = [
     "VaultMetaRow",
     "VaultRotationJournalRow",
     "check_openable",
+    "column_list",
     "db_path",
     "dbapi",
     "disk",

@@ -124,6 +124,18 @@ def id_list(ids: Sequence[int]) -> tuple[str, list[int]]:
     return ", ".join(str(int(i)) for i in ids), []
 
 
+# Columns whose bare name is a keyword in one backend's SQL. PostgreSQL reads a bare
+# `user` as current_user: a SELECT returns the role's name and an INSERT names no column,
+# with no error. Quoted, the name means the column in SQLite and PostgreSQL alike.
+KEYWORD_COLUMNS = frozenset({"user"})
+
+
+def column_list(names: Sequence[str]) -> str:
+    """`names` joined for a SELECT's or an INSERT's list of columns, the keywords among
+    them quoted (`KEYWORD_COLUMNS`), so the one text serves both backends."""
+    return ", ".join(f'"{n}"' if n in KEYWORD_COLUMNS else n for n in names)
+
+
 def dbapi(session: Tx) -> Any:
     """The DBAPI connection under `session`'s transaction, for hot paths.
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.db import dbapi, purge
+from app.db import column_list, dbapi, purge
 from app.memory import index_memory_text
 from app.runtime import Runtime
 from app.tape import EMBEDDED_KINDS
@@ -36,6 +36,25 @@ from app.text import text_terms as terms_of
 from app.vault import Redactor, echoes, service
 
 BATCH = 2_000
+
+# The labels are rewritten too: a thread, turn or user name can hold the value.
+ENTRIES_SQL = (
+    'SELECT id, agent_id, kind, content, content_hash, meta, thread, turn, "user" '
+    "FROM tape_entries WHERE id > ? AND erased_at IS NULL ORDER BY id LIMIT ?"
+)
+# Only a row still holding what was read is rewritten: an erase or an edit meanwhile wins.
+REWRITE_ENTRY_SQL = (
+    "UPDATE tape_entries SET content = ?, content_hash = ?, meta = ?, thread = ?, "
+    'turn = ?, "user" = ? WHERE id = ? AND erased_at IS NULL AND content_hash = ?'
+)
+MEMORIES_SQL = (
+    'SELECT id, agent_id, text, content_hash, status, thread, turn, "user" FROM memories '
+    "WHERE id > ? ORDER BY id LIMIT ?"
+)
+REWRITE_MEMORY_SQL = (
+    "UPDATE memories SET text = ?, content_hash = ?, thread = ?, turn = ?, "
+    '"user" = ? WHERE id = ? AND content_hash = ?'
+)
 
 
 @dataclass(frozen=True)
@@ -129,11 +148,7 @@ def _meta(redactor: Redactor, stored: str | None, name_shown: Callable[[str], bo
 
 def _entries(rt: Runtime, redactor: Redactor, shown: Shown) -> int:
     changed = 0
-    sql = (
-        "SELECT id, agent_id, kind, content, content_hash, meta, thread, turn, user "
-        "FROM tape_entries WHERE id > ? AND erased_at IS NULL ORDER BY id LIMIT ?"
-    )
-    for rows in _batches(rt, sql):
+    for rows in _batches(rt, ENTRIES_SQL):
         updates = []
         for row_id, agent_id, kind, content, digest, meta, *labels in rows:
             name_shown = _for(shown, agent_id)
@@ -159,8 +174,7 @@ def _write_entries(rt: Runtime, updates: Sequence[tuple[Any, ...]]) -> int:
         db = dbapi(s)
         for row_id, agent_id, kind, digest, (body, meta, thread, turn, user) in updates:
             cur = db.execute(
-                "UPDATE tape_entries SET content = ?, content_hash = ?, meta = ?, thread = ?, "
-                "turn = ?, user = ? WHERE id = ? AND erased_at IS NULL AND content_hash = ?",
+                REWRITE_ENTRY_SQL,
                 (body, entry_hash(body), meta, thread, turn, user, row_id, digest),
             )
             if not cur.rowcount:
@@ -183,11 +197,7 @@ def _write_entries(rt: Runtime, updates: Sequence[tuple[Any, ...]]) -> int:
 
 def _memories(rt: Runtime, redactor: Redactor, shown: Shown) -> int:
     changed: set[int] = set()
-    sql = (
-        "SELECT id, agent_id, text, content_hash, status, thread, turn, user FROM memories "
-        "WHERE id > ? ORDER BY id LIMIT ?"
-    )
-    for rows in _batches(rt, sql):
+    for rows in _batches(rt, MEMORIES_SQL):
         updates = []
         for row_id, agent_id, body, digest, status, *labels in rows:
             name_shown = _for(shown, agent_id)
@@ -228,8 +238,7 @@ def _write_memories(rt: Runtime, updates: Sequence[tuple[Any, ...]]) -> list[int
         db = dbapi(s)
         for row_id, agent_id, digest, status, (body, thread, turn, user) in updates:
             cur = db.execute(
-                "UPDATE memories SET text = ?, content_hash = ?, thread = ?, turn = ?, "
-                "user = ? WHERE id = ? AND content_hash = ?",
+                REWRITE_MEMORY_SQL,
                 (body, memory_hash(body or ""), thread, turn, user, row_id, digest),
             )
             if cur.rowcount:
@@ -240,7 +249,7 @@ def _write_memories(rt: Runtime, updates: Sequence[tuple[Any, ...]]) -> list[int
 
 
 # (table, its key, the columns of text only the owner reads)
-_OWNER_TEXTS = (
+OWNER_TEXTS = (
     ("recalls", "id", ("query", "thread", "user")),
     ("access_requests", "id", ("reason", "decision_reason")),
     ("decisions", "id", ("reason",)),
@@ -248,11 +257,22 @@ _OWNER_TEXTS = (
 )
 
 
+def owner_texts_sql(table: str, key: str, columns: Sequence[str]) -> str:
+    """A batch of `table`'s rows with their owner-only texts, after a key."""
+    listed = column_list(columns)
+    return f"SELECT {key}, {listed} FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT ?"
+
+
+def owner_texts_update(table: str, key: str, columns: Sequence[str]) -> str:
+    """The rewrite of one row's owner-only texts, the key last."""
+    sets = ", ".join(f"{column_list([c])} = ?" for c in columns)
+    return f"UPDATE {table} SET {sets} WHERE {key} = ?"
+
+
 def _owner_texts(rt: Runtime, redactor: Redactor) -> int:
     changed = 0
-    for table, key, columns in _OWNER_TEXTS:
-        listed = ", ".join(columns)
-        sql = f"SELECT {key}, {listed} FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT ?"
+    for table, key, columns in OWNER_TEXTS:
+        sql = owner_texts_sql(table, key, columns)
         for rows in _batches(rt, sql):
             fixed = []
             for row_id, *texts in rows:
@@ -260,9 +280,8 @@ def _owner_texts(rt: Runtime, redactor: Redactor) -> int:
                 if new != texts:
                     fixed.append((*new, row_id))
             if fixed:
-                sets = ", ".join(f"{c} = ?" for c in columns)
                 with rt.write_driver() as s:
-                    dbapi(s).executemany(f"UPDATE {table} SET {sets} WHERE {key} = ?", fixed)
+                    dbapi(s).executemany(owner_texts_update(table, key, columns), fixed)
                 changed += len(fixed)
     return changed
 

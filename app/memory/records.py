@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from app.clock import from_iso, from_iso_or_none
-from app.db import AgentRow, EmbedQueueRow, MemoryRow, dbapi
+from app.db import AgentRow, EmbedQueueRow, MemoryRow, column_list, dbapi
 from app.errors import NotFound
 from app.events import record
 from app.limits import MAX_ID
@@ -31,7 +31,12 @@ _MEMORY_FIELDS = (
     "thread", "user", "created_at", "updated_at", "recall_count", "use_count",
     "last_recalled_at", "last_used_at", "archived_at", "superseded_by",
 )  # fmt: skip
-MEMORY_COLUMNS = ", ".join(_MEMORY_FIELDS)
+MEMORY_COLUMNS = column_list(_MEMORY_FIELDS)
+INSERT_MEMORY_SQL = (
+    "INSERT INTO memories (id, agent_id, category, text, content_hash, importance, "
+    'confidence, status, version, thread, turn, "user", created_at, updated_at) '
+    "VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?, ?, ?, ?)"
+)
 
 
 def memory_of(r: Sequence[Any], agent: str) -> Memory:
@@ -166,9 +171,7 @@ def store_new(
     now = rt.now_iso()
     new_id = int(db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0]) + 1
     db.execute(
-        "INSERT INTO memories (id, agent_id, category, text, content_hash, importance, "
-        "confidence, status, version, thread, turn, user, created_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?, ?, ?, ?)",
+        INSERT_MEMORY_SQL,
         (
             *(new_id, arow.id, new.category, new.body, new.digest, new.importance),
             *(new.confidence, new.thread, new.turn, new.user, now, now),

@@ -16,6 +16,13 @@ from app.runtime import Runtime, agent_ref, agent_row
 from app.tape import label
 from app.vault import echoes
 
+# A link already there is kept as it is (and not counted). ON CONFLICT DO NOTHING rather
+# than SQLite's INSERT OR IGNORE: PostgreSQL reads it too.
+DERIVED_SQL = (
+    "INSERT INTO lineage (child_id, parent_id, relation, created_at) "
+    "VALUES (?, ?, 'derived', ?) ON CONFLICT DO NOTHING"
+)
+
 
 def report_used(rt: Runtime, agent: str, turn: str, memory_ids: Sequence[int]) -> list[int]:
     """The agent used these memories in `turn`: reinforce them, and make them the
@@ -82,9 +89,5 @@ def _link_earlier_children(
     ]
     links = [(c, p, now) for c in children for p in used if p < c]
     before = db.total_changes
-    db.executemany(
-        "INSERT OR IGNORE INTO lineage (child_id, parent_id, relation, created_at) "
-        "VALUES (?, ?, 'derived', ?)",
-        links,
-    )
+    db.executemany(DERIVED_SQL, links)
     return int(db.total_changes - before)

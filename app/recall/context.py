@@ -53,9 +53,14 @@ HEADER = "Memories (tapemind; cite [m<id>] when you use one):"
 _OPEN_CONFLICTS_SQL = (
     "SELECT existing_id, challenger_id FROM conflicts WHERE agent_id = ? AND status = 'open'"
 )
+INSERT_RECALL_SQL = (
+    'INSERT INTO recalls (agent_id, at, mode, thread, "user", query, budget, '
+    "tokens_used, included, dropped, over_budget, latency_ms) "
+    "VALUES (?, ?, 'context', ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 _CANDIDATE_COLUMNS = (
     "id, category, text, created_at, status, importance, use_count, "
-    "last_recalled_at, last_used_at, last_reinforced_at, user"
+    'last_recalled_at, last_used_at, last_reinforced_at, "user"'
 )
 
 
@@ -326,9 +331,7 @@ def _store_recall(
     with rt.write_driver() as s:
         db = dbapi(s)
         cur = db.execute(
-            "INSERT INTO recalls (agent_id, at, mode, thread, user, query, budget, "
-            "tokens_used, included, dropped, over_budget, latency_ms) "
-            "VALUES (?, ?, 'context', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            INSERT_RECALL_SQL,
             (
                 arow.id, now, thread, user, query, budget, tokens_used,
                 len(included), len(dropped), over, latency_ms,

@@ -19,7 +19,7 @@ CORE_DEPTH = 12
 _RECENT_SQL = {
     "thread": "SELECT id FROM memories WHERE agent_id = ? AND thread = ? "
     "AND status = 'active' ORDER BY updated_at DESC LIMIT ?",
-    "user": "SELECT id FROM memories WHERE agent_id = ? AND user = ? "
+    "user": 'SELECT id FROM memories WHERE agent_id = ? AND "user" = ? '
     "AND status = 'active' ORDER BY updated_at DESC LIMIT ?",
 }
 _CORE_SQL = (

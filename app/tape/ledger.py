@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import check_window, from_iso, to_iso
-from app.db import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow, dbapi, purge
+from app.db import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow, column_list, dbapi, purge
 from app.errors import InvalidInput, NotFound
 from app.events import record
 from app.limits import MAX_READ
@@ -37,7 +37,12 @@ _ENTRY_FIELDS = (
     "id", "seq", "thread", "turn", "user", "kind", "role", "content", "content_hash",
     "created_at", "erased_at", "meta",
 )  # fmt: skip
-ENTRY_COLUMNS = ", ".join(_ENTRY_FIELDS)
+ENTRY_COLUMNS = column_list(_ENTRY_FIELDS)
+INSERT_ENTRY_SQL = (
+    'INSERT INTO tape_entries (id, agent_id, seq, thread, turn, "user", kind, role, content, '
+    "content_hash, meta, source_key, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def entry_of(r: Sequence[Any], agent: str) -> TapeEntry:
@@ -122,12 +127,7 @@ def append_in(
     ]  # fmt: skip
     # The ORM costs ~0.5 ms per statement; a batch of 50k entries is a few
     # executemany calls on the driver instead.
-    db.executemany(
-        "INSERT INTO tape_entries (id, agent_id, seq, thread, turn, user, kind, role, content, "
-        "content_hash, meta, source_key, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
+    db.executemany(INSERT_ENTRY_SQL, rows)
     db.executemany(
         "INSERT INTO tape_fts (rowid, tokens) VALUES (?, ?)",
         [(row[0], token_string(r.terms, agent_id)) for row, r in zip(rows, fresh, strict=True)],

@@ -34,6 +34,16 @@ from app.db import Store
 from app.errors import InvalidInput, NotFound
 
 STATE_FILE = ".tapemind-mirror.json"
+# A row is read as a dict by column name; a quoted "user" is still the key `user`.
+MEMORIES_SQL = (
+    'SELECT id, category, status, importance, confidence, version, thread, "user", text, '
+    "superseded_by, created_at, updated_at FROM memories WHERE agent_id = :a "
+    "AND status != 'forgotten' ORDER BY id"
+)
+THREAD_SQL = (
+    'SELECT id, seq, turn, "user", kind, role, created_at, content AS text, '
+    "erased_at FROM tape_entries WHERE agent_id = :a AND thread = :t ORDER BY seq"
+)
 # Letters and digits of any script stay (a Chinese thread keeps its name); path separators,
 # spaces, punctuation and the characters Windows forbids do not.
 _UNSAFE = re.compile(r"[^\w.-]+")
@@ -177,13 +187,7 @@ def sync_store(store: Store, agent: str, directory: Path) -> MirrorReport:
                 f"No agent named {agent!r} in this home; list them with `tapemind agent list`."
             )
         a = int(found[0])
-        memories = _rows(
-            conn,
-            "SELECT id, category, status, importance, confidence, version, thread, user, text, "
-            "superseded_by, created_at, updated_at FROM memories WHERE agent_id = :a "
-            "AND status != 'forgotten' ORDER BY id",
-            a=a,
-        )
+        memories = _rows(conn, MEMORIES_SQL, a=a)
         sources: dict[int, list[int]] = defaultdict(list)
         for r in conn.execute(
             text(
@@ -230,13 +234,7 @@ def sync_store(store: Store, agent: str, directory: Path) -> MirrorReport:
             if known.get(thread) == signature and path.exists() and not path.is_symlink():
                 sync.unchanged += 1
                 continue
-            entries = _rows(
-                conn,
-                "SELECT id, seq, turn, user, kind, role, created_at, content AS text, "
-                "erased_at FROM tape_entries WHERE agent_id = :a AND thread = :t ORDER BY seq",
-                a=a,
-                t=thread,
-            )
+            entries = _rows(conn, THREAD_SQL, a=a, t=thread)
             lines = []
             for e in entries:
                 erased = e.pop("erased_at") is not None
