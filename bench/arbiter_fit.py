@@ -42,7 +42,7 @@ from app.confront.arbiter.evaluate import (  # noqa: E402
     load_cases,
     score,
 )
-from app.confront.arbiter.learned.arbiter import Reading, readings, verdict  # noqa: E402
+from app.confront.arbiter.learned.arbiter import Reading, choose, readings, verdict  # noqa: E402
 from app.confront.arbiter.learned.fit import fit  # noqa: E402
 from app.confront.arbiter.learned.model import MODEL_FILE, Model  # noqa: E402
 from app.confront.arbiter.offline import OfflineArbiter  # noqa: E402
@@ -71,6 +71,10 @@ GRID_L2 = (1e-5, 1e-4, 1e-3)
 GRID_PAIRS = (0.0, 0.1, 0.3)
 # never 0: when two memories could be the one meant, a person says which (by design, not fit)
 GRID_MARGIN = (0.15, 0.3)
+# what an unsure update or duplicate becomes (an unsure supersede is always a conflict)
+GRID_FALLBACK = tuple(
+    {"update": u, "duplicate": d} for u in ("conflict", "add") for d in ("conflict", "add")
+)
 # unembedded neighbours happen (remembered moments ago, or a home without an index): the dev
 # cases also train once more with no cosine, at this weight
 UNEMBEDDED_WEIGHT = 0.3
@@ -156,8 +160,8 @@ def pair_reading(row: dict[str, Any], cos: Cosines) -> Reading:
     return read
 
 
-def decide(model: Model, read: list[Reading]) -> Decision:
-    v = verdict(model, read)
+def decide(model: Model, read: list[Reading], chances: Any = None) -> Decision:
+    v = verdict(model, read) if chances is None else choose(model, read, chances)
     target = v.reading.neighbour.id if v.reading is not None and v.action != "add" else None
     return Decision(v.action, target, "", "offline")
 
@@ -287,23 +291,28 @@ def main() -> None:
     results = []
     for l2, pw in itertools.product(GRID_L2, GRID_PAIRS):
         fold_weights = [train([i for i in order if fold_of[i] != k], l2, pw) for k in range(folds)]
-        for act, overwrite, margin in itertools.product(GRID_ACT, GRID_OVERWRITE, GRID_MARGIN):
-            outcomes = []
-            for i in order:
-                m = Model(tuple(map(tuple, fold_weights[fold_of[i]])), act, overwrite, margin, {})
-                outcomes.append(score(dev_cases[i], decide(m, dev_read[i])))
+        fold_models = [Model(tuple(map(tuple, w)), 0.5, 0.5, 0.0, {}) for w in fold_weights]
+        chances = {
+            i: [fold_models[fold_of[i]].probabilities(r.row) for r in dev_read[i]] for i in order
+        }
+        settings = itertools.product(GRID_ACT, GRID_OVERWRITE, GRID_MARGIN, GRID_FALLBACK)
+        for act, overwrite, margin, fallback in settings:
+            m = Model(fold_models[0].weights, act, overwrite, margin, {}, fallback)
+            outcomes = [score(dev_cases[i], decide(m, dev_read[i], chances[i])) for i in order]
             f = figures(outcomes)
             objective = f["accuracy"] - DESTRUCTIVE_COST * f["destructive"]
-            results.append((objective, l2, pw, act, overwrite, margin, f))
-        best_here = max(r for r in results if r[1] == l2 and r[2] == pw)
-        f = best_here[6]
+            results.append((objective, l2, pw, act, overwrite, margin, json.dumps(fallback), f))
+        best_here = max((r for r in results if r[1] == l2 and r[2] == pw), key=lambda r: r[0])
+        f = best_here[7]
         print(
             f"  l2 {l2:g} pairs {pw:g}: cv {f['accuracy']}, destructive {f['destructive']} "
-            f"(act {best_here[3]}, overwrite {best_here[4]}, margin {best_here[5]})",
+            f"(act {best_here[3]}, overwrite {best_here[4]}, margin {best_here[5]}, "
+            f"unsure {best_here[6]})",
             file=sys.stderr,
         )
-    results.sort(key=lambda r: (-r[0], r[1], r[2], r[3], r[4], r[5]))
-    objective, l2, pw, act, overwrite, margin, cv = results[0]
+    results.sort(key=lambda r: (-r[0], r[1], r[2], r[3], r[4], r[5], r[6]))
+    objective, l2, pw, act, overwrite, margin, fallback_json, cv = results[0]
+    fallback = json.loads(fallback_json)
 
     weights = train(order, l2, pw)
     trained: dict[str, Any] = {
@@ -316,11 +325,12 @@ def main() -> None:
             "act": act,
             "overwrite": overwrite,
             "margin": margin,
+            "fallback": fallback,
             "folds": folds,
         },
         "cross_validation": cv,
     }
-    model = Model(tuple(map(tuple, weights)), act, overwrite, margin, trained)
+    model = Model(tuple(map(tuple, weights)), act, overwrite, margin, trained, fallback)
 
     rules = OfflineArbiter()
     report: dict[str, Any] = {"holdout": {}, "dev_fitted": {}, "pairs_unseen": {}}

@@ -233,10 +233,12 @@ LEARNED_ZH: Mapping[str, str] = {
 _LEARNED_FRAME_ZH: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (
         re.compile(
-            r"^looks like (\w+) \((\d+)% sure, not enough to overwrite\): a person settles it; "
+            r"^looks like (\w+) \((\d+)% sure, not enough to overwrite\): "
+            r"(a person settles it|kept both); "
         ),
         lambda m: (
-            f"看起来是{_ACTIONS_ZH.get(m[1], m[1])}（把握 {m[2]}%，不足以覆盖）：交给人来决定；"
+            f"看起来是{_ACTIONS_ZH.get(m[1], m[1])}（把握 {m[2]}%，不足以覆盖）："
+            + ("交给人来决定；" if m[3] == "a person settles it" else "两条都保留；")
         ),
     ),
     (

@@ -61,7 +61,12 @@ def readings(candidate: Candidate, neighbours: Sequence[Neighbour]) -> list[Read
 
 def verdict(model: Model, read: Sequence[Reading]) -> Verdict:
     """The action on the neighbour most likely concerned, overwrites only when confident."""
-    judged = [(1.0 - p[0], r, p) for r in read for p in [model.probabilities(r.row)]]
+    return choose(model, read, [model.probabilities(r.row) for r in read])
+
+
+def choose(model: Model, read: Sequence[Reading], chances: Sequence[Sequence[float]]) -> Verdict:
+    """`verdict` given each reading's chances (fitting tries many thresholds on the same)."""
+    judged = [(1.0 - p[0], r, list(p)) for r, p in zip(read, chances, strict=True)]
     # the most concerned first; ties keep the closer neighbour
     judged.sort(key=lambda item: -item[0])
     if not judged or judged[0][0] < model.act:
@@ -71,7 +76,8 @@ def verdict(model: Model, read: Sequence[Reading]) -> Verdict:
     k = max(range(1, len(ACTIONS)), key=lambda i: p[i])
     action = ACTIONS[k]
     if action in DESTRUCTIVE and (p[k] < model.overwrite or concern - runner_up < model.margin):
-        return Verdict("conflict", reading, tuple(p), held_back=action)
+        instead: Action = "add" if model.held_back_as(action) == "add" else "conflict"
+        return Verdict(instead, reading, tuple(p), held_back=action)
     return Verdict(action, reading, tuple(p))
 
 
@@ -108,9 +114,10 @@ class LearnedArbiter:
         cos = "-" if n.similarity is None else f"{n.similarity:.2f}"
         scores = f"{n.id}: closeness {v.reading.closeness:.2f} (cosine {cos})"
         if v.held_back is not None:
+            then = "a person settles it" if v.action == "conflict" else "kept both"
             reason = (
                 f"looks like {v.held_back} ({sure:.0%} sure, not enough to overwrite): "
-                f"a person settles it; {what}; {scores}"
+                f"{then}; {what}; {scores}"
             )
         else:
             reason = f"{v.action} ({sure:.0%} sure): {what}; {scores}"

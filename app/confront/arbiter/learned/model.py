@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,16 @@ class Model:
     # memories could be the one meant, which one is for a person to say
     margin: float
     trained: dict[str, Any]
+    # what an overwrite short of those bars becomes: "conflict" (a person settles it) or
+    # "add" (both kept, nobody asked); a supersede always becomes a conflict, since storing
+    # the change beside the old memory unflagged would leave both in every context
+    fallback: dict[str, str] = field(
+        default_factory=lambda: {"update": "conflict", "duplicate": "conflict"}
+    )
+
+    def held_back_as(self, action: str) -> str:
+        """What an overwrite the model is not sure enough of becomes."""
+        return self.fallback.get(action, "conflict")
 
     def probabilities(self, row: Sequence[float]) -> list[float]:
         """The chance of each action in `ACTIONS` order for one feature row."""
@@ -63,6 +73,7 @@ class Model:
             "act": self.act,
             "overwrite": self.overwrite,
             "margin": self.margin,
+            "fallback": self.fallback,
             "trained": self.trained,
         }
 
@@ -78,6 +89,7 @@ class Model:
             act=float(data["act"]),
             overwrite=float(data["overwrite"]),
             margin=float(data["margin"]),
+            fallback={str(k): str(v) for k, v in data.get("fallback", {}).items()},
             trained=dict(data.get("trained", {})),
         )
 
