@@ -1,5 +1,6 @@
 """What `context` finds at each semantic similarity floor, in English, Chinese, and for
-Chinese questions about English memories (the floor: app/index/service.py MIN_SIMILARITY).
+Chinese questions about English memories (the floors: app/index/floors.json, fitted by
+bench/similarity_floor_fit.py; `--floors` tries others through service.MIN_SIMILARITY).
 
 bench/data's memories are remembered by one agent (all 280, or `--only en` for Sam's 145
 English ones), the index drained, then every question asks `context(query=…)` at each
