@@ -55,7 +55,8 @@ MAX_K = 2000
 # differently (e5 scores unrelated text ~0.75), so each shipped model has a floor fitted
 # on bench/data by `python bench/similarity_floor_fit.py --write` into floors.json: the
 # highest that keeps 97.5 % of relevant pairs on half the questions, checked on the other
-# half (bench/README.md "Similarity floor per embedder"). A model without one (an
+# half, and not taken where it would raise a floor at the cost of held-out answers
+# (bench/README.md "Similarity floor per embedder"). A model without one (an
 # OpenAI-compatible server's) gets DEFAULT_MIN_SIMILARITY.
 FLOORS_FILE = "floors.json"
 DEFAULT_MIN_SIMILARITY = 0.3
