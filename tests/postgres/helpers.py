@@ -3,31 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
 
 from app.models import NewEntry
-from app.text import entry_hash, text_terms
+from app.tape.prepared import Ready, ready
 
 NOW = "2026-11-01T09:00:00.000000Z"
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """What `app.tape.prepared.Ready` holds, for text that needs no redaction."""
-
-    entry: NewEntry
-    meta_json: str | None
-    content_hash: str
-    terms: tuple[str, ...]
-
-
-def prepared(texts: Sequence[str], thread: str = "t1") -> list[Prepared]:
-    return [
-        Prepared(NewEntry(thread, "message", "user", t), None, entry_hash(t), tuple(text_terms(t)))
-        for t in texts
-    ]
+def prepared(texts: Sequence[str], thread: str = "t1") -> list[Ready]:
+    """User messages made ready as the engine makes its own records ready."""
+    return [ready(NewEntry(thread, "message", "user", t)) for t in texts]
 
 
 def add_agent(conn: Connection, name: str) -> int:

@@ -193,29 +193,31 @@ def score(case: DecisionCase, decision: Decision) -> Outcome:
     return Outcome(case, decision, action_ok and target_ok, destructive)
 
 
+def case_neighbours(case: DecisionCase, similarity_fn: SimilarityFn | None) -> list[Neighbour]:
+    """A case's existing memories as the arbiter meets them: with the embedder's cosine
+    (none without `similarity_fn`, as if nothing were embedded yet) and a full-text score."""
+    texts = [m.text for m in case.existing]
+    sims: Sequence[float | None] = (
+        similarity_fn(case.candidate.text, texts) if similarity_fn else [None] * len(texts)
+    )
+    return [
+        Neighbour(
+            id=m.id,
+            text=m.text,
+            category=m.category,
+            similarity=None if s is None else float(s),
+            fulltext_score=fulltext_overlap(case.candidate.text, m.text),
+        )
+        for m, s in zip(case.existing, sims, strict=True)
+    ]
+
+
 def evaluate(
     cases: Iterable[DecisionCase], arbiter: Arbiter, similarity_fn: SimilarityFn | None = None
 ) -> Report:
-    """Run `arbiter` on every case and score it.
-
-    similarity_fn gives the embedder's cosine for each existing memory; without it neighbours
-    carry no similarity, as if none were embedded yet.
-    """
-    outcomes = []
-    for case in cases:
-        texts = [m.text for m in case.existing]
-        sims: Sequence[float | None] = (
-            similarity_fn(case.candidate.text, texts) if similarity_fn else [None] * len(texts)
-        )
-        neighbours = [
-            Neighbour(
-                id=m.id,
-                text=m.text,
-                category=m.category,
-                similarity=None if s is None else float(s),
-                fulltext_score=fulltext_overlap(case.candidate.text, m.text),
-            )
-            for m, s in zip(case.existing, sims, strict=True)
-        ]
-        outcomes.append(score(case, arbiter.decide(case.candidate, neighbours)))
+    """Run `arbiter` on every case (`case_neighbours`) and score it."""
+    outcomes = [
+        score(case, arbiter.decide(case.candidate, case_neighbours(case, similarity_fn)))
+        for case in cases
+    ]
     return Report(getattr(arbiter, "name", type(arbiter).__name__), tuple(outcomes))

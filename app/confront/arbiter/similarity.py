@@ -26,6 +26,11 @@ class USESimilarity:
             vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
             self._cache.update(zip(batch, vecs, strict=True))
 
+    def vector(self, text: str) -> Any:
+        """The unit vector of `text` (embedded now if it is not cached)."""
+        self.warm([text])
+        return self._cache[text]
+
     def __call__(self, candidate: str, texts: Sequence[str]) -> list[float | None]:
         self.warm([candidate, *texts])
         c = self._cache[candidate]

@@ -22,6 +22,8 @@ from app.confront.arbiter.offline import OfflineArbiter
 
 # neighbours read per candidate: the memory a candidate is about is rarely farther out
 READ = 6
+# the rules' closeness orders the neighbours (it holds no state: one serves every call)
+_RANKING = OfflineArbiter()
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class Verdict:
 def readings(candidate: Candidate, neighbours: Sequence[Neighbour]) -> list[Reading]:
     """The closest neighbours with their feature rows, closest first."""
     cand = analyse(candidate.text)
-    ranked = OfflineArbiter().ranked(cand, neighbours)[:READ]
+    ranked = _RANKING.ranked(cand, neighbours)[:READ]
     if not ranked:
         return []
     best = ranked[0].closeness
