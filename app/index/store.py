@@ -79,6 +79,9 @@ class RemoteIndex:
         )
         return [(int(i), float(sim)) for i, sim in found]
 
+    def warm(self, kind: str, budget_s: float) -> int:
+        return int(self._call("warm", kind, float(budget_s), read=True))
+
     def ids(self, kind: str) -> set[int]:
         return set(self._call("ids", kind))
 

@@ -27,6 +27,7 @@ from app.index.vectors import VectorIndex, VectorIndexError, open_client
 # The VectorIndex methods the host may call.
 METHODS = frozenset(
     {"upsert", "delete", "query", "ids", "count", "self_check", "cover", "collections", "vectors"}
+    | {"warm"}
 )
 _FULL = ("database or disk is full", "no space left", "disk full", "disk is full")
 _DAMAGED = (

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -253,6 +254,25 @@ class VectorIndex:
             if cover is None:
                 return found
             return cover.with_stragglers(collection.name, collection, query, k, found)
+
+    def warm(self, kind: Kind, budget_s: float) -> int:
+        """Load, for about `budget_s` seconds, what the first query of each collection of
+        `kind` would (the exact cover's vectors of small collections), so an agent's
+        first search after a start is as fast as its next; returns how many collections
+        are left (0: done, or no room left to hold more). In slices: queries sent
+        meanwhile wait at most one slice in the store's queue."""
+        deadline = time.monotonic() + budget_s
+        with self._lock:
+            if self._cover is None:
+                return 0
+            left = [c for (k, _), c in self._collections.items() if k == kind]
+            left = [c for c in left if not self._cover.warmed(c.name)]
+            while left and time.monotonic() < deadline:
+                collection = left[0]
+                if not self._cover.warm(collection.name, collection, self.dim):
+                    return 0
+                left.pop(0)
+            return len(left)
 
     def self_check(self, kind: Kind, rows: Sequence[tuple[str, int]]) -> dict[str, Any]:
         """Which of `rows`, (agent, id), the index cannot find by their own vector.
