@@ -23,7 +23,7 @@ from app.index import of as retrieval_of
 from app.models import AgentSettings
 from app.runtime import Runtime, agent_ref
 
-from . import drafts, extractive, proposals, skills, writer
+from . import drafts, extractive, proposals, writer
 from .evidence import Pool, PoolMemory, load_pool
 from .grouping import (
     DEFAULT,
@@ -33,6 +33,7 @@ from .grouping import (
     uses_in_order,
 )
 from .records import GROWN, NEW, STALE, InsightsReport, SkillDraft
+from .skills import read_all as read_skills
 from .terms import pool_terms
 
 # A group revises a skill when at least this share of the smaller side is shared.
@@ -86,7 +87,7 @@ def _skills(s: Tx, agent: str, agent_id: int) -> list[SkillView]:
 
     return [
         SkillView(g.id, g.name, g.version, frozenset(live(m) for m in g.evidence), g.state)
-        for g in skills.read_all(s, agent)
+        for g in read_skills(s, agent)
     ]
 
 
