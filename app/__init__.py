@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     )
     from app.confront import KEEPS as CONFLICT_KEEPS
     from app.confront import Conflict, ConflictSide, DecisionRecord
-    from app.db import DoctorReport
+    from app.db import DoctorReport, is_home
     from app.db import check_openable as check_home
     from app.db import db_path as home_database
     from app.db import doctor_home as doctor
@@ -236,6 +236,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "dropped_summary": ("app.recall.context", "dropped_summary"),
     "history_file_patterns": ("app.transfer.importers", "file_patterns"),
     "home_database": ("app.db.home", "db_path"),
+    "is_home": ("app.db.home", "is_home"),
     "index_stall_message": ("app.index", "stall_message"),
     "parse_history": ("app.transfer.importers", "parse_history"),
     "parse_llm": ("app.chat", "parse_llm"),
@@ -339,6 +340,7 @@ __all__ = [
     "history_file_patterns",
     "home_database",
     "index_stall_message",
+    "is_home",
     "parse_history",
     "parse_llm",
     "parse_time",

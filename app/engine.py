@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -31,7 +32,7 @@ from app.confront import remember as remember_memory
 from app.confront import undo as _conflict_undo
 from app.db import Store
 from app.db import home as homes
-from app.errors import InvalidInput
+from app.errors import HomeError, InvalidInput
 from app.events import EventBus
 from app.index import EMBEDDER, RETRIEVAL
 from app.insights import (
@@ -117,22 +118,27 @@ class Engine:
 
         `clock`, `embedder` and `keystore` are injected dependencies; the defaults
         are the system clock, the home's configured embedder and the OS keyring.
-        `database_url` puts the database elsewhere; a PostgreSQL URL is refused
-        (HomeError) until the engine is ported to it (ARCHITECTURE.md, Storage backends).
+        `database_url` (with `create`) makes a home whose truth is that database
+        (PostgreSQL: ARCHITECTURE.md, Storage backends); the home keeps the URL in its
+        `database.json`, so later opens need only the home.
         Raises HomeError for a missing, foreign or newer-version home.
         """
         path = homes.resolve(home)
-        if database_url is None:
+        kept = homes.database_url(path)
+        url = database_url or kept
+        if url is None:
             homes.check_openable(path, create=create)
             store = Store.open_sqlite(homes.db_path(path))
         else:
-            store = Store.open_url(database_url)
-            path.mkdir(parents=True, exist_ok=True)
+            cls._check_database_home(path, database_url, kept, create)
+            store = Store.open_url(url)
         clock = clock or SystemClock()
         rt = Runtime(home=path, store=store, clock=clock, bus=EventBus())
         try:
             store.upgrade(rt.now_iso())
             home_id = cls._home_id(rt)
+            if url is not None and kept is None:
+                homes.keep_database_url(path, url)
         except BaseException:
             store.close()
             raise
@@ -144,6 +150,29 @@ class Engine:
             rt.services.put(KEYSTORE, keystore)
         vault_service.for_runtime(rt, home_id)  # installs the redactor
         return cls(rt, home_id)
+
+    @staticmethod
+    def _check_database_home(path: Path, given: str | None, kept: str | None, create: bool) -> None:
+        """Refuse, with what to do, a database URL this home cannot take (never naming
+        the URL: it may hold a password)."""
+        if given is not None and homes.db_path(path).exists():
+            raise HomeError(
+                f"{path} is a home on its own {homes.DB_NAME}; a home on another database "
+                "needs an empty or new directory. Nothing was changed."
+            )
+        if given is not None and kept is not None and given != kept:
+            raise HomeError(
+                f"{path} already keeps its memories in another database (its "
+                f"{homes.DATABASE_FILE}); open it without --database, or choose another "
+                "directory. Nothing was changed."
+            )
+        if kept is None:
+            if not create:
+                raise HomeError(
+                    f"No Tapemind home at {path}. Create one on that database with "
+                    f"`tapemind --home {shlex.quote(str(path))} init --database URL`."
+                )
+            homes.check_openable(path, create=True)
 
     @staticmethod
     def _home_id(rt: Runtime) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +22,7 @@ from keyring.errors import PasswordDeleteError
 
 from app import Engine
 from app.clock import ManualClock
+from tests.pg import fresh_database, postmaster
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -29,15 +32,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="The fast lane (make test-fast): the home's model is a hashing embedder, and "
         "tests marked heavy (subprocesses, real models) are left out.",
     )
+    parser.addoption(
+        "--backend",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="Where the `engine` fixture keeps its home's database: the embedded SQLite "
+        "file, or a database of a PostgreSQL started for the session (pgserver).",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("--fast"):
-        return
-    heavy = [item for item in items if item.get_closest_marker("heavy") is not None]
-    if heavy:
-        config.hook.pytest_deselected(items=heavy)
-        items[:] = [item for item in items if item.get_closest_marker("heavy") is None]
+    left_out = set()
+    if config.getoption("--fast"):
+        left_out.add("heavy")
+    if config.getoption("--backend") == "postgresql":
+        left_out.add("embedded_only")  # what they check is the SQLite file itself
+    kept = [i for i in items if not any(i.get_closest_marker(m) for m in left_out)]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)
@@ -76,9 +89,38 @@ def clock() -> ManualClock:
     return ManualClock(datetime(2026, 11, 1, 9, 0, tzinfo=UTC))
 
 
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A PostgreSQL postmaster for the session, started on first use."""
+    # Not under pytest's temp root: as root, pgserver runs the server as its own user,
+    # which must traverse the parents, and every pytest session sets that root to 0700.
+    place = Path(tempfile.mkdtemp(prefix="tapemind-test-pg-"))
+    try:
+        with postmaster(place / "data") as server:
+            yield server
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
 @pytest.fixture
-def engine(home: Path, clock: ManualClock) -> Iterator[Engine]:
-    eng = Engine.open(home, create=True, clock=clock)
+def pg_url(pg_server: Any) -> str:
+    """The URL of a new, empty PostgreSQL database."""
+    return fresh_database(pg_server)
+
+
+@pytest.fixture
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """Where a test's home keeps its database: None for the embedded SQLite file, else
+    a fresh PostgreSQL database (`--backend postgresql`)."""
+    if request.config.getoption("--backend") != "postgresql":
+        return None
+    url: str = request.getfixturevalue("pg_url")
+    return url
+
+
+@pytest.fixture
+def engine(home: Path, clock: ManualClock, database_url: str | None) -> Iterator[Engine]:
+    eng = Engine.open(home, create=True, clock=clock, database_url=database_url)
     try:
         yield eng
     finally:

@@ -11,7 +11,16 @@ from sqlalchemy import delete, func
 from sqlmodel import col, select
 
 from app.clock import from_iso
-from app.db import FTS_TABLES, AgentRow, EmbedQueueRow, MemoryRow, TapeEntryRow, dbapi, purge
+from app.db import (
+    FTS_TABLES,
+    AgentRow,
+    EmbedQueueRow,
+    MemoryRow,
+    TapeEntryRow,
+    dbapi,
+    drop_agent_terms,
+    purge,
+)
 from app.errors import InvalidInput
 from app.events import record
 from app.limits import MAX_BUDGET as MAX_RECALL_BUDGET
@@ -161,16 +170,8 @@ def remove(rt: Runtime, name: str) -> dict[str, int]:
         memories = s.exec(
             select(func.count()).select_from(MemoryRow).where(MemoryRow.agent_id == row.id)
         ).one()
-        # FTS rows are keyed by rowid only; remove them before the cascade.
-        conn = s.connection()
-        conn.exec_driver_sql(
-            "DELETE FROM memory_fts WHERE rowid IN (SELECT id FROM memories WHERE agent_id = ?)",
-            (row.id,),
-        )
-        conn.exec_driver_sql(
-            "DELETE FROM tape_fts WHERE rowid IN (SELECT id FROM tape_entries WHERE agent_id = ?)",
-            (row.id,),
-        )
+        assert row.id is not None
+        drop_agent_terms(dbapi(s), row.id)
         for fts in FTS_TABLES:
             purge(dbapi(s), fts)
         s.execute(delete(EmbedQueueRow).where(col(EmbedQueueRow.agent_id) == row.id))

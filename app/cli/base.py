@@ -27,7 +27,9 @@ class State:
         self._engine: Engine | None = None
         self._opened: Any = None
 
-    def engine(self, *, create: bool = False, vault: str | None = None) -> Engine:
+    def engine(
+        self, *, create: bool = False, vault: str | None = None, database_url: str | None = None
+    ) -> Engine:
         """The home's engine: the running host's (same methods, run there), or our
         own under the home lock when no host runs. Our own asks for the vault
         passphrase at the terminal when it needs one. `vault` ("text": the command
@@ -36,7 +38,8 @@ class State:
         if self._engine is None:
             from app.host.connect import open_home
 
-            self._opened = open_home(self.home, create=create)
+            options: dict[str, Any] = {"database_url": database_url} if database_url else {}
+            self._opened = open_home(self.home, create=create, **options)
             self._engine = self._opened.engine
             if not self._opened.remote:  # a host has the vault open already
                 self._engine.use_passphrase_prompt(ask_passphrase)

@@ -13,15 +13,23 @@ from app.cli.output import counted, emit_json, fields, short_time, table
 
 
 @click.command()
+@click.option(
+    "--database",
+    "database_url",
+    envvar="TAPEMIND_DATABASE_URL",
+    metavar="URL",
+    help="Keep the memories in this PostgreSQL database (postgresql://USER@HOST/DB) "
+    "instead of the home's own file; the home directory keeps the URL and local settings.",
+)
 @json_option
 @pass_state
-def init(state: State) -> None:
+def init(state: State, database_url: str | None) -> None:
     """Create a new home (an empty or new directory)."""
     path = home_path(state)
-    from app import home_database as db_path
+    from app import is_home
 
-    existed = db_path(path).exists()
-    engine = state.engine(create=True)
+    existed = is_home(path)
+    engine = state.engine(create=True, database_url=database_url)
     if state.as_json:
         emit_json(
             {

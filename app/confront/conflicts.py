@@ -79,10 +79,10 @@ def raise_conflict(
     """Open a conflict inside the caller's transaction; returns its id."""
     cursor = dbapi(s).execute(
         "INSERT INTO conflicts (agent_id, existing_id, challenger_id, reason, arbiter, status, "
-        "created_at) VALUES (?, ?, ?, ?, ?, 'open', ?)",
+        "created_at) VALUES (?, ?, ?, ?, ?, 'open', ?) RETURNING id",
         (arow.id, existing_id, challenger_id, reason[:2000], arbiter, now),
     )
-    conflict_id = int(cursor.lastrowid)
+    conflict_id = int(cursor.fetchone()[0])
     record(
         s,
         now,

@@ -22,7 +22,7 @@ from sqlmodel import Session
 
 from app.confront.arbiter import Neighbour
 from app.confront.arbiter.evaluate import fulltext_overlap
-from app.db import Filters, dbapi
+from app.db import Filters, Qmark, dbapi
 from app.index import RETRIEVAL
 from app.recall import fuse, rare_terms
 from app.runtime import AgentLike, Runtime
@@ -121,8 +121,14 @@ def fulltext_neighbours(
         return []
     # No agent token in the MATCH: the agent is filtered after ranking, and ANDing the
     # agent's token would merge a doclist as long as the agent's memory count every call.
-    expr = " OR ".join('"' + t + '"' for t in terms)
     db = dbapi(s)
+    if isinstance(db, Qmark):
+        where = ("m.agent_id = ? AND m.status = 'active'", (arow.id,))
+        rows = int(db.execute("SELECT coalesce(sum(n), 0) FROM memory_class_counts").fetchone()[0])
+        return rare_terms.best_rows(
+            db, "memory_fts", [(t,) for t in terms], where, NEIGHBOURS, rows, alias="m"
+        )
+    expr = " OR ".join('"' + t + '"' for t in terms)
     # Rank in FTS5 alone, then look up the best few rows: joining `memories` for every
     # match (up to POSTINGS_BUDGET rows) cost as much as bm25 itself. Exact: when the
     # best RANKED rows hold NEIGHBOURS of this agent's active memories, they are its best

@@ -4,7 +4,9 @@
   driver fast path (`dbapi`) hot paths use; `column_list` writes their raw SQL's lists of
   columns so one text serves SQLite and PostgreSQL (a keyword column quoted).
 - `schema`: the SQLModel tables; `migrations`: the numbered schema changes.
-- `fulltext`: the FTS5 tables; `filters`: a search's filters as SQL conditions.
+- `fulltext`: the FTS5 tables, and what the engine writes into full-text search on
+  either backend (`put_terms`, `drop_terms`); `ids`: new rows' ids; `filters`: a
+  search's filters as SQL conditions.
 - `home`: where a home lives and what makes a directory one.
 - `postgres`: the same tables on PostgreSQL with pgvector (imported on demand, as
   `from app.db import postgres`: a home on SQLite never loads it).
@@ -14,9 +16,11 @@
 
 from app.db import disk, fulltext, home, integrity
 from app.db.filters import Filters, memory_conditions, tape_conditions
-from app.db.fulltext import FTS_TABLES, purge
-from app.db.home import check_openable, db_path, doctor_home, keep_private, resolve
+from app.db.fulltext import FTS_TABLES, drop_agent_terms, drop_terms, purge, put_terms, tsquery
+from app.db.home import check_openable, db_path, doctor_home, is_home, keep_private, resolve
+from app.db.ids import next_ids
 from app.db.integrity import DoctorReport, doctor
+from app.db.qmark import Qmark
 from app.db.schema import (
     NOT_EXPORTED,
     NOT_EXPORTED_PREFIXES,
@@ -41,7 +45,16 @@ from app.db.schema import (
     VaultMetaRow,
     VaultRotationJournalRow,
 )
-from app.db.store import KEYWORD_COLUMNS, Store, Tx, column_list, dbapi, id_list
+from app.db.store import (
+    KEYWORD_COLUMNS,
+    Store,
+    Tx,
+    column_list,
+    dbapi,
+    id_list,
+    is_postgres,
+    json_field,
+)
 
 __all__ = [
     "FTS_TABLES",
@@ -65,6 +78,7 @@ __all__ = [
     "MemoryUseRow",
     "MemoryVersionRow",
     "ProvenanceRow",
+    "Qmark",
     "RecallRow",
     "SecretRow",
     "Store",
@@ -79,13 +93,21 @@ __all__ = [
     "disk",
     "doctor",
     "doctor_home",
+    "drop_agent_terms",
+    "drop_terms",
     "fulltext",
     "home",
     "id_list",
     "integrity",
+    "is_home",
+    "is_postgres",
+    "json_field",
     "keep_private",
     "memory_conditions",
+    "next_ids",
     "purge",
+    "put_terms",
     "resolve",
     "tape_conditions",
+    "tsquery",
 ]

@@ -6,11 +6,13 @@ and bigrams, and the agent's token.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import text
 
-from app.text import index_tokens
+from app.db.qmark import Qmark
+from app.text import index_tokens, token_string
 
 FTS_TABLES = ("memory_fts", "tape_fts")
 # The rows each full-text table indexes: (table, text column, which rows).
@@ -54,4 +56,71 @@ def purge(db: Any, table: str) -> None:
     """
     if table not in FTS_TABLES:
         raise ValueError(f"not a full-text table: {table}")
+    if isinstance(db, Qmark):
+        # PostgreSQL's terms are a column of the row: the old value goes with the old
+        # row version, which only a VACUUM reclaims (see "Storage backends").
+        return
     db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+
+# What the engine writes into full-text search, said once for both backends: SQLite's
+# FTS5 tables (rows keyed by the indexed row's id), or on PostgreSQL the indexed table's
+# own `terms` column (`app.db.postgres.tokens`). `db` is a transaction's `dbapi`.
+_BASE = {fts: table for fts, (table, _, _) in _SOURCES.items()}
+
+
+def put_terms(
+    db: Any, fts: str, rows: Sequence[tuple[int, int, Sequence[str]]], *, replace: bool = False
+) -> None:
+    """Index `rows`, each (row id, agent id, its full-text terms), in `fts`; `replace`
+    when a row may be indexed already (a rewritten text, an id used before)."""
+    if fts not in FTS_TABLES:
+        raise ValueError(f"not a full-text table: {fts}")
+    if isinstance(db, Qmark):
+        from app.db.postgres.tokens import tsvector_literal
+
+        db.executemany(
+            f"UPDATE {_BASE[fts]} SET terms = CAST(? AS tsvector) WHERE id = ?",
+            [(tsvector_literal(terms, agent), i) for i, agent, terms in rows],
+        )
+        return
+    if replace:
+        db.executemany(f"DELETE FROM {fts} WHERE rowid = ?", [(i,) for i, _, _ in rows])
+    db.executemany(
+        f"INSERT INTO {fts} (rowid, tokens) VALUES (?, ?)",
+        [(i, token_string(terms, agent)) for i, agent, terms in rows],
+    )
+
+
+def drop_terms(db: Any, fts: str, ids: Sequence[int]) -> None:
+    """Take rows `ids` out of `fts` (erased, forgotten, or about to be rewritten)."""
+    if fts not in FTS_TABLES:
+        raise ValueError(f"not a full-text table: {fts}")
+    if isinstance(db, Qmark):
+        db.executemany(f"UPDATE {_BASE[fts]} SET terms = NULL WHERE id = ?", [(i,) for i in ids])
+    else:
+        db.executemany(f"DELETE FROM {fts} WHERE rowid = ?", [(i,) for i in ids])
+
+
+def drop_agent_terms(db: Any, agent_id: int) -> None:
+    """Take every row of agent `agent_id` out of full-text search, before its rows are
+    deleted: FTS5 rows know no agent and would outlive them. On PostgreSQL the terms are
+    columns of those rows and go with them."""
+    if isinstance(db, Qmark):
+        return
+    for fts, table in _BASE.items():
+        db.execute(
+            f"DELETE FROM {fts} WHERE rowid IN (SELECT id FROM {table} WHERE agent_id = ?)",
+            (agent_id,),
+        )
+
+
+def tsquery(
+    groups: Sequence[tuple[str, ...]], agent_id: int | None, *, any_term: bool = True
+) -> str | None:
+    """The `tsquery` text a PostgreSQL home searches its `terms` with: `groups` of token
+    variants (each group's OR'ed; the groups OR'ed, or AND'ed unless `any_term`), for one
+    agent's rows unless `agent_id` is None; None when there is no term."""
+    from app.db.postgres.tokens import tsquery_literal  # a home on SQLite never loads it
+
+    return tsquery_literal(groups, agent_id, any_term=any_term)

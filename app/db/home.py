@@ -3,11 +3,16 @@
 A home is one directory: `tapemind.db` (the truth), `index/` (the vector index,
 derived data), and whatever later features keep beside them. It is chosen by
 `--home`, else `TAPEMIND_HOME`, else the platform's user data directory.
+
+A home whose truth is a PostgreSQL database keeps `database.json` instead of
+`tapemind.db`: the database's URL (0600: it may hold a password), written by
+`tapemind init --database URL` so every later command finds it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import sqlite3
@@ -20,6 +25,7 @@ from app.db import disk, integrity
 from app.errors import HomeError
 
 DB_NAME = "tapemind.db"
+DATABASE_FILE = "database.json"
 
 
 def resolve(home: str | os.PathLike[str] | None = None) -> Path:
@@ -35,6 +41,44 @@ def db_path(home: Path) -> Path:
     return home / DB_NAME
 
 
+def is_home(home: Path) -> bool:
+    """Whether `home` holds a home's truth: its SQLite file, or where its database is."""
+    return db_path(home).exists() or (home / DATABASE_FILE).exists()
+
+
+def database_url(home: Path) -> str | None:
+    """The URL of the database a home keeps elsewhere (`database.json`), or None: its
+    truth is its own `tapemind.db`."""
+    path = home / DATABASE_FILE
+    if not path.exists():
+        return None
+    keep_private(path)  # it may hold the database's password
+    try:
+        url = json.loads(path.read_text(encoding="utf-8")).get("url")
+    except (OSError, ValueError, AttributeError):
+        url = None
+    if not isinstance(url, str) or not url.strip():
+        raise HomeError(
+            f"{path} does not say where this home's database is (it should be JSON with a "
+            '"url"). Write it again with `tapemind --home DIR init --database URL`; '
+            "nothing was changed."
+        )
+    return url.strip()
+
+
+def keep_database_url(home: Path, url: str) -> None:
+    """Write `database.json` for a new home (0600, atomically: a half-written file would
+    leave a home that cannot be opened)."""
+    path = home / DATABASE_FILE
+    fresh = path.with_name(f".{DATABASE_FILE}.new")
+    fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"url": url}, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(fresh, path)
+
+
 def check_openable(home: Path, *, create: bool) -> None:
     """Refuse, with what to do, a home that does not exist or is not ours."""
     if home.exists() and not home.is_dir():
@@ -42,6 +86,8 @@ def check_openable(home: Path, *, create: bool) -> None:
     if db_path(home).exists():
         check_database(db_path(home))
         return
+    if (home / DATABASE_FILE).exists():
+        return  # its database is checked when it is opened
     if not create:
         if home.exists() and any(home.iterdir()):
             raise HomeError(

@@ -23,7 +23,8 @@ from sqlmodel import Session
 
 from app.db import disk, integrity
 from app.db.migrations import MIGRATIONS, latest
-from app.errors import HomeDamaged, HomeError, InvalidInput, TapemindError, WriteBusy
+from app.db.qmark import Qmark
+from app.errors import HomeBusy, HomeDamaged, HomeError, InvalidInput, TapemindError, WriteBusy
 from app.limits import MAX_ID
 
 _WRITE = "tapemind_write"
@@ -79,6 +80,25 @@ def _out_of_range() -> InvalidInput:
     return InvalidInput(
         f"A number in this call is out of range: ids and counts are at most {MAX_ID}. "
         "Nothing was changed; use an id you were given."
+    )
+
+
+# What PostgreSQL says of SQL in SQLite's dialect (an FTS5 table, bm25(), MATCH): a
+# path not ported yet (see "Storage backends" in ARCHITECTURE.md). Its transaction is
+# rolled back, so nothing is half-done.
+_SQLITE_ONLY = frozenset({"UndefinedTable", "UndefinedFunction", "SyntaxError"})
+
+
+def _postgres_refusal(exc: BaseException) -> TapemindError | None:
+    name = type(getattr(exc, "orig", exc)).__name__
+    if name == "NumericValueOutOfRange":  # an id past 64 bits, as on SQLite
+        return _out_of_range()
+    if name not in _SQLITE_ONLY:
+        return None
+    return HomeError(
+        "This command does not run on a home kept in PostgreSQL yet; it runs on an "
+        "embedded home (a directory without --database). Nothing was changed.",
+        code="not_on_postgresql",
     )
 
 
@@ -141,13 +161,31 @@ def dbapi(session: Tx) -> Any:
 
     The ORM costs about half a millisecond per statement on this class of
     machine; appends and `remember` run a handful of statements each, so they
-    use the driver directly (qmark SQL, SQLite) inside the same transaction.
+    use the driver directly (qmark SQL) inside the same transaction: the sqlite3
+    connection itself, or on PostgreSQL the psycopg one taking the same SQL (`Qmark`).
     """
     cached = session.info.get("_dbapi")
     if cached is None:  # session.connection() costs ~70 µs a call; a write makes several
         assert isinstance(session, Session), "a DriverTx carries its connection from the start"
-        cached = session.info["_dbapi"] = session.connection().connection.driver_connection
+        raw = session.connection().connection.driver_connection
+        cached = session.info["_dbapi"] = raw if isinstance(raw, sqlite3.Connection) else Qmark(raw)
     return cached
+
+
+def json_field(db: Any, column: str, key: str) -> str:
+    """SQL for the text of `key` in the JSON object in `column`, on `db`'s backend (a
+    `dbapi` connection): SQLite's json_extract, or PostgreSQL's ->> on a jsonb cast.
+    `key` is a name of ours, never a caller's text."""
+    if not key.isidentifier():
+        raise ValueError(f"not a JSON key of ours: {key!r}")
+    if isinstance(db, Qmark):
+        return f"(CAST({column} AS jsonb) ->> '{key}')"
+    return f"json_extract({column}, '$.{key}')"
+
+
+def is_postgres(session: Tx) -> bool:
+    """Whether `session`'s transaction is on PostgreSQL (else the embedded SQLite)."""
+    return isinstance(dbapi(session), Qmark)
 
 
 class Store:
@@ -161,6 +199,7 @@ class Store:
         self.db = Path(database) if self.is_sqlite and database else None
         # Set when SQLite found the file damaged: nothing more is written into it.
         self.damaged: HomeDamaged | None = None
+        self._owner: Any = None  # PostgreSQL: the connection holding the owner lock
 
     @classmethod
     def open_sqlite(cls, path: Path) -> Store:
@@ -168,21 +207,34 @@ class Store:
 
     @classmethod
     def open_url(cls, url: str) -> Store:
-        """A database URL. No SQLite pragmas apply.
-
-        Raises:
-            HomeError: a PostgreSQL URL. Its tables exist (`app.db.postgres`) but the
-                engine above them still writes SQLite's dialect; opening one would fail
-                half-way through the first migration, so it is refused before anything
-                is written.
-        """
+        """A database URL: PostgreSQL (psycopg 3, the `postgresql` extra), or another
+        SQLAlchemy URL for tests. No SQLite pragmas apply."""
         scheme = url.split(":", 1)[0].split("+", 1)[0].lower()
         if scheme in ("postgresql", "postgres"):
-            raise HomeError(
-                "This version of Tapemind cannot keep a home on PostgreSQL yet: nothing "
-                "was written to that database. Use a home on this machine (--home)."
-            )
+            from app.db import postgres  # a home on SQLite never loads it
+
+            store = cls(postgres.engine_for(url))
+            store._owner = postgres.hold_owner(store.engine)
+            if store._owner is None:
+                store.close()
+                raise HomeBusy(
+                    "Another Tapemind process has this home's PostgreSQL database open (a "
+                    "host or a command, maybe on another machine). One process at a time "
+                    "owns it while its vectors are kept in a home directory: stop that one, "
+                    "or run this command where its host runs. Nothing was changed.",
+                    for_agents="Tapemind's database is held by another Tapemind process. "
+                    "Nothing was done; tell the user, who can stop that process.",
+                )
+            return store
         return cls(create_engine(url, poolclass=NullPool))
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.engine.dialect.name == "postgresql"
+
+    @property
+    def _snapshot(self) -> dict[str, Any]:
+        return {"isolation_level": "REPEATABLE READ"} if self.is_postgres else {}
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -206,6 +258,8 @@ class Store:
         owner can act on (the disk is full; another writer held the lock too long)."""
         if isinstance(exc, OverflowError):
             return _out_of_range()
+        if self.is_postgres:
+            return _postgres_refusal(exc)
         code = _sqlite_code(exc)
         primary = code & 0xFF if isinstance(code, int) else None
         if primary == sqlite3.SQLITE_FULL or (
@@ -286,7 +340,9 @@ class Store:
             Session(self.engine, expire_on_commit=False, autoflush=False) as session,
             _numbers_in_range(),
         ):
-            session.connection()
+            # SQLite's read is a snapshot by itself (WAL); PostgreSQL's default, READ
+            # COMMITTED, would let a commit land between two statements of one read.
+            session.connection(execution_options=self._snapshot)
             yield session
 
     @contextmanager
@@ -300,6 +356,9 @@ class Store:
             raise
 
     def close(self) -> None:
+        if self._owner is not None:
+            self._owner.close()  # lets the owner lock go
+            self._owner = None
         self.engine.dispose()
 
     def checkpoint(self) -> None:
@@ -354,6 +413,11 @@ class Store:
                 f"schema {latest()} at most: it was written by a newer version. "
                 "Upgrade tapemind (pip install -U tapemind) to open it; nothing was changed."
             )
+        if self.is_postgres:
+            from app.db.postgres.upgrade import upgrade
+
+            with self.engine.begin() as conn:
+                return upgrade(conn, {n: name for n, (name, _) in MIGRATIONS.items()}, applied_at)
         done_before = self._applied()
         applied: list[int] = []
         for number in sorted(n for n in MIGRATIONS if n not in done_before):

@@ -92,7 +92,7 @@ def open_home(
     that is not a host for `wait_s` seconds.
     """
     path = homes.resolve(home)
-    if not homes.db_path(path).exists():
+    if not homes.is_home(path):
         if not create:
             # Not a home (yet): let the Engine say what to do, without leaving a lock file.
             return OpenHome(Engine.open(path, **engine_options), None)

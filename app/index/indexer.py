@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.clock import from_iso
+from app.db import dbapi
 from app.errors import DiskFull
 from app.index import chunks, offload, recovery, rows
 from app.index.chunks import Chunk, Plan
@@ -160,7 +161,7 @@ class IndexerRun:
                     self.deleted += len(dead)
                 with self.rt.write() as s:
                     if lost:
-                        s.connection().exec_driver_sql(
+                        dbapi(s).executemany(
                             "DELETE FROM index_rows WHERE model = ? AND kind = ? AND item_id = ?",
                             [(model.name, kind, i) for i in lost],
                         )

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session
 
-from app.db import Tx, dbapi
+from app.db import Tx, dbapi, is_postgres
 from app.tape import EMBEDDED_KINDS
 
 LIVE_STATUSES = ("active", "archived")
@@ -149,6 +149,8 @@ def queue_batch(s: Session, n: int) -> list[tuple[str, int]]:
     row of one timestamp on each call: a bulk import queues 100k rows with one
     timestamp, and each batch of its drain cost 60 ms."""
     sql = "SELECT kind, item_id FROM embed_queue ORDER BY enqueued_at, rowid LIMIT ?"
+    if is_postgres(s):  # no rowid: its index on the age holds (kind, item_id) for the ties
+        sql = "SELECT kind, item_id FROM embed_queue ORDER BY enqueued_at, kind, item_id LIMIT ?"
     return [(str(r[0]), int(r[1])) for r in dbapi(s).execute(sql, (n,))]
 
 
@@ -156,7 +158,7 @@ def queue_at_least(s: Session, n: int) -> bool:
     """Whether `n` or more rows are queued (reads at most `n` index entries)."""
     if n <= 0:
         return True
-    sql = "SELECT count(*) FROM (SELECT 1 FROM embed_queue LIMIT ?)"
+    sql = "SELECT count(*) FROM (SELECT 1 FROM embed_queue LIMIT ?) AS queued"
     return int(dbapi(s).execute(sql, (n,)).fetchone()[0]) >= n
 
 
@@ -187,11 +189,11 @@ def settle(
     """Record what the index now holds for `model_names` and, with `dequeue`, take those
     rows off the queue. A queue row is removed only if the row still has the text that
     was embedded: an edit made meanwhile stays queued for the next run."""
-    conn = s.connection()
+    conn = dbapi(s)
     done = list(embedded)
     for model in model_names:
         if done:
-            conn.exec_driver_sql(
+            conn.executemany(
                 "INSERT INTO index_rows (model, kind, item_id, agent_id, content_hash, "
                 "indexed_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model, kind, item_id) DO "
                 "UPDATE SET content_hash = excluded.content_hash, indexed_at = excluded.indexed_at",
@@ -199,19 +201,19 @@ def settle(
             )
     dead = list(gone)
     if dead:
-        conn.exec_driver_sql(
+        conn.executemany(
             "DELETE FROM index_rows WHERE kind = ? AND item_id = ?", [(k, i) for k, i in dead]
         )
     if not dequeue:
         return
     if dead:
-        conn.exec_driver_sql(
+        conn.executemany(
             "DELETE FROM embed_queue WHERE kind = ? AND item_id = ?", [(k, i) for k, i in dead]
         )
     for kind, table in (("memory", "memories"), ("tape", "tape_entries")):
         rows = [(i.id, i.id, i.content_hash) for i in done if i.kind == kind]
         if rows:
-            conn.exec_driver_sql(
+            conn.executemany(
                 f"DELETE FROM embed_queue WHERE kind = '{kind}' AND item_id = ? AND EXISTS "
                 f"(SELECT 1 FROM {table} WHERE id = ? AND content_hash = ?)",
                 rows,
@@ -301,7 +303,7 @@ def forget_indexed(s: Session, model: str, rows: Iterable[tuple[str, int, int]],
     and back in the queue (a row gone meanwhile leaves the queue at the next drain)."""
     items = list(rows)
     if items:
-        s.connection().exec_driver_sql(
+        dbapi(s).executemany(
             "DELETE FROM index_rows WHERE model = ? AND kind = ? AND item_id = ?",
             [(model, k, i) for k, i, _ in items],
         )
@@ -408,7 +410,7 @@ def requeue_missing(
 def requeue(s: Session, rows: Iterable[tuple[str, int, int]], now: str) -> None:
     items = list(rows)
     if items:
-        s.connection().exec_driver_sql(
+        dbapi(s).executemany(
             "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (kind, item_id) DO NOTHING",
             [(k, i, a, now) for k, i, a in items],

@@ -29,7 +29,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso, to_iso
-from app.db import AgentRow, MemoryRow
+from app.db import AgentRow, MemoryRow, is_postgres
 from app.errors import InvalidInput, NotFound
 from app.events import record
 from app.memory import anchor_time, fade_days, fade_time, strength, with_strength
@@ -88,10 +88,15 @@ def _fade(row: Sequence[object], st: AgentSettings) -> tuple[datetime, datetime]
     )
 
 
-_ANCHOR_SQL = (
-    "max(created_at, coalesce(last_recalled_at, ''), coalesce(last_used_at, ''), "
-    "coalesce(last_reinforced_at, ''))"
+_ANCHOR_TIMES = (
+    "created_at, coalesce(last_recalled_at, ''), coalesce(last_used_at, ''), "
+    "coalesce(last_reinforced_at, '')"
 )
+
+
+def _anchor_sql(s: Session) -> str:
+    # The latest of the times: SQLite's max() of several values is PostgreSQL's greatest().
+    return f"{'greatest' if is_postgres(s) else 'max'}({_ANCHOR_TIMES})"
 
 
 def _stale(
@@ -99,7 +104,7 @@ def _stale(
 ) -> list[Sequence[object]]:
     """Active rows whose fade time is stale; with `anchored_before`, only those last
     reinforced before it (the others cannot have faded yet, see `count_candidates`)."""
-    where = f" AND {_ANCHOR_SQL} <= :before" if anchored_before is not None else ""
+    where = f" AND {_anchor_sql(s)} <= :before" if anchored_before is not None else ""
     return list(
         s.connection().execute(
             text(

@@ -139,8 +139,8 @@ def _agent_snapshot(s: Session, arow: AgentRow, now: datetime) -> HealthSnapshot
     since = to_iso(now - timedelta(days=RECENT_DAYS))
     recalls, overflows = _one(
         s,
-        "SELECT count(*), coalesce(sum(over_budget > 0), 0) FROM recalls "
-        "WHERE agent_id = :a AND at >= :since",
+        "SELECT count(*), coalesce(sum(CASE WHEN over_budget > 0 THEN 1 ELSE 0 END), 0) "
+        "FROM recalls WHERE agent_id = :a AND at >= :since",
         a=a,
         since=since,
     )

@@ -27,11 +27,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.db import column_list, dbapi, purge
+from app.db import column_list, dbapi, purge, put_terms
 from app.memory import index_memory_text
 from app.runtime import Runtime
 from app.tape import EMBEDDED_KINDS
-from app.text import entry_hash, memory_hash, token_string
+from app.text import entry_hash, memory_hash
 from app.text import text_terms as terms_of
 from app.vault import Redactor, echoes, service
 
@@ -110,17 +110,19 @@ def _given(rt: Runtime) -> Shown:
     return shown
 
 
-def _batches(rt: Runtime, sql: str) -> Iterator[list[tuple[Any, ...]]]:
-    """The rows of `sql` (which selects `id` first, takes `?` for the last id and is
-    ordered by id), BATCH at a time, each batch read in its own transaction."""
-    last = 0
+def _batches(rt: Runtime, sql: str, width: int = 1) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of `sql` (which selects its key's `width` columns first, takes `?` for
+    each of the last key's and is ordered by the key), BATCH at a time, each batch read
+    in its own transaction. A version's key is (its row's id, the version): no rowid,
+    which PostgreSQL does not have."""
+    last: tuple[Any, ...] = (0,) * width
     while True:
         with rt.read_driver() as s:
-            rows = dbapi(s).execute(sql, (last, BATCH)).fetchall()
+            rows = dbapi(s).execute(sql, (*last, BATCH)).fetchall()
         if not rows:
             return
         yield rows
-        last = rows[-1][0]
+        last = tuple(rows[-1][:width])
 
 
 def _text(redactor: Redactor, value: str | None, name_shown: Callable[[str], bool]) -> str | None:
@@ -180,11 +182,7 @@ def _write_entries(rt: Runtime, updates: Sequence[tuple[Any, ...]]) -> int:
             if not cur.rowcount:
                 continue  # erased meanwhile
             done += 1
-            db.execute("DELETE FROM tape_fts WHERE rowid = ?", (row_id,))
-            db.execute(
-                "INSERT INTO tape_fts (rowid, tokens) VALUES (?, ?)",
-                (row_id, token_string(terms_of(body), agent_id)),
-            )
+            put_terms(db, "tape_fts", [(row_id, agent_id, terms_of(body))], replace=True)
             if kind in EMBEDDED_KINDS and body.strip():
                 db.execute(
                     "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) "
@@ -207,27 +205,24 @@ def _memories(rt: Runtime, redactor: Redactor, shown: Shown) -> int:
         if updates:
             changed.update(_write_memories(rt, updates))
     sql = (
-        "SELECT v.rowid, m.agent_id, v.text FROM memory_versions v "
-        "JOIN memories m ON m.id = v.memory_id WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?"
+        "SELECT v.memory_id, v.version, m.agent_id, v.text FROM memory_versions v "
+        "JOIN memories m ON m.id = v.memory_id WHERE (v.memory_id, v.version) > (?, ?) "
+        "ORDER BY v.memory_id, v.version LIMIT ?"
     )
-    for rows in _batches(rt, sql):
+    for rows in _batches(rt, sql, width=2):
         fixed = [
-            (clean, memory_hash(clean), rowid)
-            for rowid, agent_id, body in rows
+            (clean, memory_hash(clean), memory_id, version)
+            for memory_id, version, agent_id, body in rows
             if (clean := _text(redactor, body, _for(shown, agent_id)) or "") != body
         ]
         if fixed:
             with rt.write_driver() as s:
                 dbapi(s).executemany(
-                    "UPDATE memory_versions SET text = ?, content_hash = ? WHERE rowid = ?", fixed
+                    "UPDATE memory_versions SET text = ?, content_hash = ? "
+                    "WHERE memory_id = ? AND version = ?",
+                    fixed,
                 )
-                changed.update(
-                    r[0]
-                    for r in dbapi(s).execute(
-                        f"SELECT memory_id FROM memory_versions WHERE rowid IN "
-                        f"({', '.join(str(int(f[2])) for f in fixed)})"
-                    )
-                )
+            changed.update(f[2] for f in fixed)
     return len(changed)
 
 
@@ -291,14 +286,16 @@ def _skills(rt: Runtime, redactor: Redactor, shown: Shown) -> int:
     A skill's name is left as it is: it is a slug of ASCII words, and a marker is no name."""
     versions = _rewrite_pairs(
         rt,
-        "SELECT v.rowid, s.agent_id, v.text, v.description FROM skill_versions v "
-        "JOIN skills s ON s.id = v.skill_id WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?",
-        "UPDATE skill_versions SET text = ?, description = ? WHERE rowid = ?",
+        "SELECT v.skill_id, v.version, s.agent_id, v.text, v.description FROM skill_versions v "
+        "JOIN skills s ON s.id = v.skill_id WHERE (v.skill_id, v.version) > (?, ?) "
+        "ORDER BY v.skill_id, v.version LIMIT ?",
+        "UPDATE skill_versions SET text = ?, description = ? WHERE skill_id = ? AND version = ?",
         lambda text, description, name_shown: (
             _text(redactor, text, name_shown),
             _text(redactor, description, name_shown),
         ),
         shown,
+        width=2,
     )
     proposals = _rewrite_pairs(
         rt,
@@ -319,16 +316,19 @@ def _rewrite_pairs(
     update: str,
     redact: Callable[[Any, Any, Callable[[str], bool]], tuple[Any, Any]],
     shown: Shown,
+    width: int = 1,
 ) -> int:
-    """Rows of (id, agent_id, a, b) from `select`, batch by batch, written back with
-    `update` (a, b, id) where `redact` changed either field; how many changed."""
+    """Rows of (key..., agent_id, a, b) from `select` (a key of `width` columns), batch
+    by batch, written back with `update` (a, b, key...) where `redact` changed either
+    field; how many changed."""
     changed = 0
-    for rows in _batches(rt, select):
+    for rows in _batches(rt, select, width):
         fixed = []
-        for row_id, agent_id, a, b in rows:
+        for row in rows:
+            key, (agent_id, a, b) = row[:width], row[width:]
             new = redact(a, b, _for(shown, agent_id))
             if new != (a, b):
-                fixed.append((*new, row_id))
+                fixed.append((*new, *key))
         if fixed:
             with rt.write_driver() as s:
                 dbapi(s).executemany(update, fixed)

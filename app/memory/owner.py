@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import insert, update
 from sqlmodel import Session, col
 
-from app.db import MemoryVersionRow, dbapi, purge
+from app.db import MemoryVersionRow, dbapi, drop_terms, json_field, purge
 from app.errors import InvalidInput, Refused
 from app.events import record
 from app.limits import MAX_MEMORY_CHARS
@@ -137,7 +137,7 @@ def _erase_remember_calls(s: Session, memory_id: int, now: str) -> list[int]:
         for (i,) in db.execute(
             "SELECT e.id FROM provenance p JOIN tape_entries e ON e.id = p.entry_id "
             "WHERE p.memory_id = ? AND e.kind = 'event' AND e.erased_at IS NULL "
-            "AND json_extract(e.meta, '$.call') = 'remember'",
+            f"AND {json_field(db, 'e.meta', 'call')} = 'remember'",
             (memory_id,),
         )
     ]
@@ -146,6 +146,6 @@ def _erase_remember_calls(s: Session, memory_id: int, now: str) -> list[int]:
             "UPDATE tape_entries SET content = '', meta = NULL, erased_at = ? WHERE id = ?",
             (now, entry_id),
         )
-        db.execute("DELETE FROM tape_fts WHERE rowid = ?", (entry_id,))
+        drop_terms(db, "tape_fts", [entry_id])
         db.execute("DELETE FROM embed_queue WHERE kind = 'tape' AND item_id = ?", (entry_id,))
     return ids

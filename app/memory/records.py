@@ -11,11 +11,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import text
 from sqlmodel import Session
 
 from app.clock import from_iso, from_iso_or_none
-from app.db import AgentRow, EmbedQueueRow, MemoryRow, column_list, dbapi
+from app.db import (
+    AgentRow,
+    EmbedQueueRow,
+    MemoryRow,
+    column_list,
+    dbapi,
+    drop_terms,
+    next_ids,
+    put_terms,
+)
 from app.errors import NotFound
 from app.events import record
 from app.limits import MAX_ID
@@ -23,7 +31,7 @@ from app.models import (
     Memory,
 )
 from app.runtime import AgentLike, Runtime
-from app.text import index_tokens
+from app.text import text_terms
 
 # The columns a Memory is made of, in the order `memory_of` reads them.
 _MEMORY_FIELDS = (
@@ -102,12 +110,10 @@ def index_memory_text(s: Session, memory_id: int, body: str, agent_id: int, now:
     """(Re)write a memory's full-text row and queue it for embedding. The delete
     runs for new memories too: ids are max+1, so a stale row may hold the id."""
     db = dbapi(s)
-    db.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
     if body:
-        db.execute(
-            "INSERT INTO memory_fts (rowid, tokens) VALUES (?, ?)",
-            (memory_id, index_tokens(body, agent_id)),
-        )
+        put_terms(db, "memory_fts", [(memory_id, agent_id, text_terms(body))], replace=True)
+    else:
+        drop_terms(db, "memory_fts", [memory_id])
     db.execute(
         "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) "
         "VALUES ('memory', ?, ?, ?) "
@@ -117,8 +123,7 @@ def index_memory_text(s: Session, memory_id: int, body: str, agent_id: int, now:
 
 
 def unindex_memory(s: Session, memory_id: int) -> None:
-    conn = s.connection()
-    conn.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
+    drop_terms(dbapi(s), "memory_fts", [memory_id])
     s.execute(
         EmbedQueueRow.__table__.delete().where(  # type: ignore[attr-defined]
             (EmbedQueueRow.kind == "memory") & (EmbedQueueRow.item_id == memory_id)
@@ -169,7 +174,7 @@ def store_new(
     assert arow.id is not None
     db = dbapi(s)
     now = rt.now_iso()
-    new_id = int(db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0]) + 1
+    (new_id,) = next_ids(db, "memories", 1)
     db.execute(
         INSERT_MEMORY_SQL,
         (

@@ -88,6 +88,8 @@ def _link_earlier_children(
         ).fetchall()
     ]
     links = [(c, p, now) for c in children for p in used if p < c]
-    before = db.total_changes
-    db.executemany(DERIVED_SQL, links)
-    return int(db.total_changes - before)
+    if not links:
+        return 0
+    # The rows written (a link already held is not): sqlite3 and psycopg both sum an
+    # executemany's rowcount.
+    return int(db.executemany(DERIVED_SQL, links).rowcount)

@@ -114,10 +114,10 @@ def list_(
             where += " AND id < ?"
             args.append(int(before_id))
         parts, params = [], []
-        for one in [status] if status is not None else STATUSES:
+        for n, one in enumerate([status] if status is not None else STATUSES):
             parts.append(
                 f"SELECT * FROM (SELECT {MEMORY_COLUMNS} FROM memories "
-                f"WHERE {where} AND status = ? ORDER BY id DESC LIMIT ?)"
+                f"WHERE {where} AND status = ? ORDER BY id DESC LIMIT ?) AS status_{n}"
             )
             params += [*args, one, offset + limit]
         rows = (

@@ -18,6 +18,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.clock import to_iso
+from app.db import dbapi
 
 NEIGHBOUR_WINDOW = 2
 NEIGHBOUR_WEIGHT = 0.4
@@ -50,7 +51,7 @@ def _neighbour_rows(
         params.extend([*bounds, *ids])
     # Plain DB-API call: this runs on every search, and SQLAlchemy's text() compile
     # with dozens of bound names costs more than the query itself.
-    rows = s.connection().exec_driver_sql(" UNION ALL ".join(sides), tuple(params)).all()
+    rows = dbapi(s).execute(" UNION ALL ".join(sides), tuple(params)).fetchall()
     return [(int(a), int(b), int(c), int(d)) for a, b, c, d in rows]
 
 

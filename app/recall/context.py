@@ -56,7 +56,7 @@ _OPEN_CONFLICTS_SQL = (
 INSERT_RECALL_SQL = (
     'INSERT INTO recalls (agent_id, at, mode, thread, "user", query, budget, '
     "tokens_used, included, dropped, over_budget, latency_ms) "
-    "VALUES (?, ?, 'context', ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "VALUES (?, ?, 'context', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"
 )
 _CANDIDATE_COLUMNS = (
     "id, category, text, created_at, status, importance, use_count, "
@@ -337,7 +337,7 @@ def _store_recall(
                 len(included), len(dropped), over, latency_ms,
             ),
         )  # fmt: skip
-        recall_id = int(cur.lastrowid)
+        recall_id = int(cur.fetchone()[0])
         items = [
             (recall_id, it.memory_id, rank, 1, "included", it.score)
             for rank, it in enumerate(included)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.db import id_list
-from app.recall import okapi
+from app.db import Qmark, id_list
+from app.recall import okapi, terms_column
 
 
 class Documents:
@@ -30,7 +30,10 @@ class Documents:
     def _read(self, ids: Sequence[int]) -> list[int]:
         wanted = [int(i) for i in ids]
         missing = [i for i in dict.fromkeys(wanted) if i not in self._rows]
-        if missing:
+        if missing and isinstance(self._db, Qmark):
+            for i, tokens in terms_column.stored_tokens(self._db, self._table, missing):
+                self._rows[i] = _parsed(tokens)
+        elif missing:
             marks, bound = id_list(missing)
             sql = f"SELECT rowid, tokens FROM {self._table} WHERE rowid IN ({marks})"
             for i, raw in self._db.execute(sql, bound):

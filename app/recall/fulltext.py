@@ -13,7 +13,7 @@ from typing import Any
 import regex
 from sqlmodel import Session
 
-from app.db import Filters, Tx, dbapi, memory_conditions, tape_conditions
+from app.db import Filters, Qmark, Tx, dbapi, memory_conditions, tape_conditions
 from app.errors import InvalidInput
 from app.limits import MAX_REGEX_CHARS
 from app.recall import rare_terms
@@ -82,6 +82,12 @@ def fulltext_ids(
         return []
     table = "memory_fts" if kind == "memory" else "tape_fts"
     total, mine = _row_counts(db, arow, kind)
+    conditions = memory_conditions(arow, f) if kind == "memory" else tape_conditions(arow, f)
+    if isinstance(db, Qmark):
+        alias = "m" if kind == "memory" else "e"
+        return rare_terms.best_rows(
+            db, table, groups, conditions, n, total, alias=alias, cache=counts, documents=documents
+        )
     restrict = None if not total or mine >= DOMINANT_SHARE * total else arow.id
     terms = [t for g in groups for t in g]
     budget = rare_terms.POSTINGS_BUDGET
@@ -97,12 +103,11 @@ def fulltext_ids(
     expr = groups_expression(rare_terms.pick(groups, df, budget) if split else groups, restrict)
     if expr is None:
         return []  # no term is in the index
+    where, params = conditions
     if kind == "memory":
-        where, params = memory_conditions(arow, f)
         join = "memories m ON m.id = t.id"
         ok = f"m.id IS NOT NULL AND {where}"
     else:
-        where, params = tape_conditions(arow, f)
         join = "tape_entries e ON e.id = t.id"
         ok = f"e.id IS NOT NULL AND {where}"
     sql = (

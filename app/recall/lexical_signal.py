@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.db import Tx, dbapi, id_list
+from app.db import Qmark, Tx, dbapi, id_list
+from app.recall import terms_column
 from app.text import CJK_LETTERS, groups_expression, query_groups
 
 _ONE_CJK = re.compile(rf"[{CJK_LETTERS}]")
@@ -32,9 +33,13 @@ def character_only(s: Tx, query: str, ids: Sequence[int]) -> set[int]:
     strong = _strong_groups(query)
     if not ids or not strong or len(strong) == len(query_groups(query)):
         return set()  # no character term, or nothing but: every hit is alike
-    expr = groups_expression(strong, None)
-    assert expr is not None
-    marks, bound = id_list(ids)
-    sql = f"SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? AND rowid IN ({marks})"
-    matched = {int(r[0]) for r in dbapi(s).execute(sql, (expr, *bound))}
+    db = dbapi(s)
+    if isinstance(db, Qmark):
+        matched = terms_column.matching(db, "memory_fts", ids, strong)
+    else:
+        expr = groups_expression(strong, None)
+        assert expr is not None
+        marks, bound = id_list(ids)
+        sql = f"SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? AND rowid IN ({marks})"
+        matched = {int(r[0]) for r in db.execute(sql, (expr, *bound))}
     return set(ids) - matched if matched else set()

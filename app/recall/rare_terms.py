@@ -21,7 +21,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from app.recall import okapi
+from app.db import Qmark
+from app.recall import okapi, terms_column
 from app.recall.documents import Documents
 from app.runtime import Runtime, Slot
 
@@ -68,12 +69,19 @@ def document_counts(
     # value of the IN list as a term lookup): a statement per term was ~70 % more.
     for start in range(0, len(missing), VOCAB_CHUNK):
         chunk = missing[start : start + VOCAB_CHUNK]
-        sql = f"SELECT term, doc FROM {VOCAB[table]} WHERE term IN ({', '.join('?' * len(chunk))})"
-        for term, doc in db.execute(sql, chunk):
+        for term, doc in _vocabulary(db, table, chunk):
             out[term] = n = int(doc or 0)
             if cache is not None and n >= COUNT_CACHE_MIN:
                 cache[(table, term)] = (n, now)
     return out
+
+
+def _vocabulary(db: Any, table: str, terms: list[str]) -> Any:
+    """(term, rows holding it) for `terms` that some row holds."""
+    if isinstance(db, Qmark):
+        return terms_column.document_counts(db, table, terms).items()
+    sql = f"SELECT term, doc FROM {VOCAB[table]} WHERE term IN ({', '.join('?' * len(terms))})"
+    return db.execute(sql, terms)
 
 
 def group_counts(groups: Sequence[Group], counts: dict[str, int]) -> dict[Group, int]:
@@ -121,3 +129,39 @@ def bm25(
     average = (sum(lengths) / len(lengths)) if lengths else 1.0
     scorer = okapi.Scorer({g: okapi.fts5_idf(rows, n) for g, n in df.items()}, average)
     return {i: scorer.score(doc, n) for i, (doc, n) in docs.items()}
+
+
+def best_rows(
+    db: Any,
+    table: str,
+    groups: Sequence[Group],
+    where: tuple[str, Sequence[Any]],
+    n: int,
+    rows: int,
+    *,
+    alias: str = "t",
+    cache: dict[Any, tuple[int, float]] | None = None,
+    documents: Documents | None = None,
+) -> list[tuple[int, float]]:
+    """(id, BM25, higher is better) of the best `n` rows of `table` that hold a query
+    term and pass `where` (SQL over the table as `alias`, and its parameters), on a
+    PostgreSQL home (`terms_column`). As on SQLite, the rarest terms within the budget
+    pick the candidates when the query is common; every term ranks them, with FTS5's
+    formula over the stored tokens, in a table of `rows` rows."""
+    terms = [t for g in groups for t in g]
+    df = group_counts(groups, document_counts(db, table, terms, cache))
+    picked = pick(groups, df, POSTINGS_BUDGET) if sum(df.values()) > POSTINGS_BUDGET else groups
+    literal = terms_column.tsquery_literal([g for g in picked if df[g]], None)
+    if literal is None:
+        return []
+    condition, params = where
+    candidates = [
+        int(r[0])
+        for r in db.execute(
+            f"SELECT {alias}.id FROM {terms_column.TABLES[table]} {alias} "
+            f"WHERE {condition} AND {alias}.terms @@ CAST(? AS tsquery)",
+            (*params, literal),
+        )
+    ]
+    scores = bm25(db, table, candidates, df, rows, documents)
+    return sorted(scores.items(), key=lambda p: (-p[1], p[0]))[:n]

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.db import Tx, dbapi
-from app.recall import okapi
+from app.db import Qmark, Tx, dbapi
+from app.recall import okapi, terms_column
 from app.recall.documents import Documents
 from app.text import agent_token, query_groups
 
@@ -28,6 +28,8 @@ def document_counts(s: Tx, agent_id: int, groups: Sequence[tuple[str, ...]]) -> 
     count per term restricted by the agent token, all in one statement."""
     if not groups:
         return []
+    if isinstance(dbapi(s), Qmark):
+        return terms_column.agent_counts(dbapi(s), agent_id, groups)
     count = "(SELECT count(*) FROM tape_fts WHERE tape_fts MATCH ?)"
     token = agent_token(agent_id)
     params = [f"{token} AND ({' OR '.join(f'{chr(34)}{t}{chr(34)}' for t in g)})" for g in groups]

@@ -14,11 +14,21 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import check_window, from_iso, to_iso
-from app.db import AgentRow, EmbedQueueRow, ProvenanceRow, TapeEntryRow, column_list, dbapi, purge
+from app.db import (
+    AgentRow,
+    EmbedQueueRow,
+    ProvenanceRow,
+    TapeEntryRow,
+    column_list,
+    dbapi,
+    drop_terms,
+    next_ids,
+    purge,
+    put_terms,
+)
 from app.errors import InvalidInput, NotFound
 from app.events import record
 from app.limits import MAX_READ
@@ -26,7 +36,6 @@ from app.models import KINDS, AppendResult, NewEntry, TapeEntry
 from app.runtime import AgentLike, Runtime, agent_ref
 from app.tape.entries import coerce_entry
 from app.tape.prepared import Ready, prepare
-from app.text import token_string
 from app.vault import echoes
 
 EMBEDDED_KINDS = ("message", "compact")  # tape rows the indexer embeds for semantic search
@@ -113,12 +122,12 @@ def append_in(
         return AppendResult(ids=(), skipped=len(items), existing=existing)
 
     now = rt.now_iso()
-    first_id = int(db.execute("SELECT coalesce(max(id), 0) FROM tape_entries").fetchone()[0]) + 1
+    new_ids = next_ids(db, "tape_entries", len(fresh))
     seq = arow.next_seq
     agent_id = arow.id  # a plain int: ORM attribute access costs per row
     rows = [
         (
-            first_id + offset, agent_id, seq + offset, r.entry.thread, r.entry.turn,
+            new_ids[offset], agent_id, seq + offset, r.entry.thread, r.entry.turn,
             r.entry.user, r.entry.kind, r.entry.role, r.entry.text, r.content_hash,
             r.meta_json, r.entry.source_key,
             to_iso(r.entry.created_at) if r.entry.created_at else now,
@@ -128,9 +137,8 @@ def append_in(
     # The ORM costs ~0.5 ms per statement; a batch of 50k entries is a few
     # executemany calls on the driver instead.
     db.executemany(INSERT_ENTRY_SQL, rows)
-    db.executemany(
-        "INSERT INTO tape_fts (rowid, tokens) VALUES (?, ?)",
-        [(row[0], token_string(r.terms, agent_id)) for row, r in zip(rows, fresh, strict=True)],
+    put_terms(
+        db, "tape_fts", [(row[0], agent_id, r.terms) for row, r in zip(rows, fresh, strict=True)]
     )
     db.executemany(
         "INSERT INTO embed_queue (kind, item_id, agent_id, enqueued_at) VALUES ('tape', ?, ?, ?)",
@@ -274,8 +282,7 @@ def erase(rt: Runtime, entry_id: int) -> TapeEntry:
             row.meta = None
             row.erased_at = rt.now_iso()
             s.add(row)
-            conn = s.connection()
-            conn.execute(text("DELETE FROM tape_fts WHERE rowid = :id"), {"id": entry_id})
+            drop_terms(dbapi(s), "tape_fts", [entry_id])
             purge(dbapi(s), "tape_fts")
             s.execute(
                 EmbedQueueRow.__table__.delete().where(  # type: ignore[attr-defined]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from app import EVENT_KINDS, Engine
 from app.engine import runtime_of
 from app.errors import Refused
 from app.events import Event, record
+from tests import committed
 from tests.insight_cases import DEPLOY_EN, DEPLOY_EN_MORE, SLOWSQL_ZH, learn, proposal_for
 
 TEXT = "用户要求代码缩进用 tab / Lin wants tabs"
@@ -24,10 +24,9 @@ def seen(engine: Engine) -> list[Event]:
     return events
 
 
-def _committed_rows(home: Path, sql: str) -> int:
+def _committed_rows(engine: Engine, sql: str) -> int:
     """Read through a separate connection: only committed rows are visible."""
-    with sqlite3.connect(home / "tapemind.db") as db:
-        return int(db.execute(sql).fetchone()[0])
+    return int(committed.rows(engine, sql)[0][0])
 
 
 def test_each_mutation_publishes_one_content_free_event(engine: Engine, seen: list[Event]) -> None:
@@ -68,7 +67,7 @@ def test_events_come_after_commit(engine: Engine, home: Path) -> None:
     visible: list[int] = []
 
     def on_append(event: Event) -> None:
-        visible.append(_committed_rows(home, "SELECT count(*) FROM tape_entries"))
+        visible.append(_committed_rows(engine, "SELECT count(*) FROM tape_entries"))
 
     engine.events.subscribe(on_append, "tape_did_append")
     engine.append("cc", [{"thread": "t", "role": "user", "text": "a"}] * 5)
@@ -89,7 +88,7 @@ def test_a_rolled_back_write_publishes_nothing(
     engine.add_agent("cc")
     seen: list[Event] = []
     engine.events.subscribe(seen.append)
-    audit_rows = _committed_rows(home, "SELECT count(*) FROM audit")
+    audit_rows = _committed_rows(engine, "SELECT count(*) FROM audit")
 
     with pytest.raises(RuntimeError), runtime_of(engine).write() as s:
         record(s, runtime_of(engine).now_iso(), "tape.append", agent="cc", actor="agent", ids=[1])
@@ -104,7 +103,7 @@ def test_a_rolled_back_write_publishes_nothing(
     with pytest.raises(RuntimeError, match="index broke"):
         engine.remember("cc", TEXT, "lesson")
     assert seen == []
-    assert _committed_rows(home, "SELECT count(*) FROM audit") == audit_rows
+    assert _committed_rows(engine, "SELECT count(*) FROM audit") == audit_rows
     assert engine.tape("cc") == []
     assert engine.memories("cc") == []
 

@@ -110,8 +110,8 @@ def test_counts_kept_by_triggers_match_the_rows(engine: Engine, clock: ManualClo
     engine.remove_agent("gone")
     with runtime_of(engine).read() as s:
         rows = s.connection().execute(text(
-            "SELECT status, count(*), sum(recall_count = 0), "
-            "sum(recall_count > 0 AND use_count = 0) FROM memories "
+            "SELECT status, count(*), sum(CASE WHEN recall_count = 0 THEN 1 ELSE 0 END), "
+            "sum(CASE WHEN recall_count > 0 AND use_count = 0 THEN 1 ELSE 0 END) FROM memories "
             "WHERE agent_id = (SELECT id FROM agents WHERE name = 'cc') GROUP BY status"
         )).all()  # fmt: skip
     h = engine.health("cc")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from app.limits import (
 )
 from app.mcp.server import run_tool
 from app.text import text_terms
+from tests import committed
 
 HUGE = MAX_ID + 1
 
@@ -272,5 +272,4 @@ def test_a_token_file_that_is_a_link_is_not_read(cc: Engine, home: Path, tmp_pat
     (home / "agent-tokens.json").symlink_to(planted)
     with pytest.raises(HomeError, match="not a plain file"):
         cc.agent_token("cc")
-    with sqlite3.connect(home / "tapemind.db") as db:
-        assert db.execute("SELECT token_hash FROM agents").fetchone() == (None,)
+    assert committed.rows(cc, "SELECT token_hash FROM agents") == [(None,)]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import sqlite3
 from itertools import product
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from app import Engine, Refused
 from app.events import Event
 from app.limits import MAX_SECRET_ECHOES
+from tests import committed
 
 VALUE = "dbpass-XYZ"
 ZH_VALUE = "数据库口令-Xk9#"
@@ -127,10 +127,6 @@ def test_the_owner_writing_to_a_tape_names_no_secret_the_agent_was_not_given(
     assert vault.agent_stats("A").secret_echoes == 0
 
 
-def _raw(home: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in home.iterdir() if p.name.startswith("tapemind.db"))
-
-
 def test_values_written_before_vault_set_are_taken_out_everywhere(
     engine: Engine, home: Path, tmp_path: Path
 ) -> None:
@@ -158,8 +154,8 @@ def test_values_written_before_vault_set_are_taken_out_everywhere(
     assert engine.search("A", "Zq8", mode="fulltext", scope="all").hits == ()
     engine.export(tmp_path / "out.jsonl")
     assert "Zq8" not in (tmp_path / "out.jsonl").read_text(encoding="utf-8")
-    assert b"Zq8" not in _raw(home)
-    assert "口令-42".encode() not in _raw(home)
+    assert b"Zq8" not in committed.raw(engine)
+    assert "口令-42".encode() not in committed.raw(engine)
 
 
 def test_a_value_the_vault_takes_out_leaves_other_text_alone(engine: Engine) -> None:
@@ -199,6 +195,5 @@ def test_the_owner_can_keep_credentials_on_one_agents_tape(engine: Engine, home:
     engine.append("B", [entry(text)])
     assert engine.tape("A")[0].text == text
     assert "[credential:" in engine.tape("B")[0].text
-    with sqlite3.connect(home / "tapemind.db") as db:
-        stored = dict(db.execute("SELECT agent_id, content FROM tape_entries"))
+    stored = dict(committed.rows(engine, "SELECT agent_id, content FROM tape_entries"))
     assert list(stored.values()).count(text) == 1

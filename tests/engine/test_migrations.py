@@ -155,6 +155,7 @@ def _migrated_columns(engine: Engine) -> dict[str, dict[str, tuple[str, bool, bo
     return out
 
 
+@pytest.mark.embedded_only  # the numbered migrations are SQLite's DDL
 def test_sqlmodel_tables_match_the_migrated_schema(engine: Engine) -> None:
     migrated = _migrated_columns(engine)
     modelled = {t.name: t for t in SQLModel.metadata.sorted_tables}

@@ -17,15 +17,15 @@ from app.clock import ManualClock
 from app.errors import InvalidInput, NotFound, VaultProblem
 from app.vault import MemoryKeyStore, PassphraseKeyStore, key_id, new_key
 from app.vault.passphrase import PASSPHRASE_ENV
+from tests import committed
 from tests.conftest import MemoryKeyring
 
 VALUE = "ghp_Zt8QmX2vLr9KwYp4NcB7dF3sHj6TgA1eUo5i"
 OTHER = "hunter2-staging-密码-Ω-9f8e7d"
 
 
-def db_rows(home: Path, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(home / "tapemind.db") as conn:
-        return list(conn.execute(sql))
+def db_rows(engine: Engine, sql: str) -> list[tuple[object, ...]]:
+    return committed.rows(engine, sql)
 
 
 def test_set_list_reveal_remove(engine: Engine, memory_keyring: MemoryKeyring) -> None:
@@ -40,12 +40,12 @@ def test_set_list_reveal_remove(engine: Engine, memory_keyring: MemoryKeyring) -
     assert engine.reveal_secret("GITHUB_TOKEN") == VALUE
     assert engine.reveal_secret("数据库密码") == OTHER
     # Stored sealed: the plaintext is nowhere in the database rows.
-    blob = db_rows(engine.home, "SELECT blob FROM secrets WHERE name = 'GITHUB_TOKEN'")[0][0]
+    blob = db_rows(engine, "SELECT blob FROM secrets WHERE name = 'GITHUB_TOKEN'")[0][0]
     assert isinstance(blob, bytes) and VALUE.encode() not in blob and blob[0] == 1
     # Replacing a value keeps the id and tags; two seals of one value differ (fresh nonce).
     again = engine.set_secret("GITHUB_TOKEN", VALUE)
     assert again.id == info.id and again.tags == ("github", "ci")
-    blob2 = db_rows(engine.home, "SELECT blob FROM secrets WHERE name = 'GITHUB_TOKEN'")[0][0]
+    blob2 = db_rows(engine, "SELECT blob FROM secrets WHERE name = 'GITHUB_TOKEN'")[0][0]
     assert blob2 != blob
     removed = engine.remove_secret("GITHUB_TOKEN")
     assert removed.name == "GITHUB_TOKEN"
@@ -80,17 +80,16 @@ def test_secrets_survive_reopen(home: Path, clock: ManualClock) -> None:
 def test_tampered_blob_is_a_clear_error_and_nothing_changes(engine: Engine) -> None:
     engine.set_secret("API", VALUE)
     engine.set_secret("DB", OTHER)
-    blob = bytearray(db_rows(engine.home, "SELECT blob FROM secrets WHERE name='API'")[0][0])
+    blob = bytearray(db_rows(engine, "SELECT blob FROM secrets WHERE name='API'")[0][0])
     blob[-1] ^= 0x01
-    with sqlite3.connect(engine.home / "tapemind.db") as conn:
-        conn.execute("UPDATE secrets SET blob = ? WHERE name = 'API'", (bytes(blob),))
+    committed.rows(engine, "UPDATE secrets SET blob = ? WHERE name = 'API'", (bytes(blob),))
     with pytest.raises(VaultProblem) as caught:
         engine.reveal_secret("API")
     assert "'API'" in caught.value.message and "authentication" in caught.value.message
     assert VALUE not in str(caught.value)
     # The other secret still opens, and the damaged blob was not overwritten.
     assert engine.reveal_secret("DB") == OTHER
-    assert db_rows(engine.home, "SELECT blob FROM secrets WHERE name='API'")[0][0] == bytes(blob)
+    assert db_rows(engine, "SELECT blob FROM secrets WHERE name='API'")[0][0] == bytes(blob)
     # A rotation refuses to run over a damaged blob, and changes nothing.
     kid = engine.vault_status().key_id
     with pytest.raises(VaultProblem, match="nothing was changed"):
@@ -193,7 +192,8 @@ def test_rotation_crash_before_the_key_store_is_finished_on_reopen(
     # The blobs are under the new key, the store still has the old one: the journal
     # bridges them.
     assert key_id(store.load_key()).hex() == old
-    assert db_rows(home, "SELECT count(*) FROM vault_rotation_journal") == [(1,)]
+    with sqlite3.connect(home / "tapemind.db") as conn:  # an embedded home (no URL)
+        assert list(conn.execute("SELECT count(*) FROM vault_rotation_journal")) == [(1,)]
     store.crash = False
     with Engine.open(home, clock=clock, keystore=store) as eng:
         assert eng.vault_status().rotation_pending

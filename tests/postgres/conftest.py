@@ -1,27 +1,14 @@
-"""PostgreSQL tests: one postmaster per test session (per worker), a database per test."""
+"""PostgreSQL tests: one postmaster per test session (per worker; `tests/conftest.py`), a
+database per test."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from sqlalchemy import Engine
 
 from app.db import postgres
-from tests.pg import fresh_database, postmaster
-
-
-@pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with postmaster(tmp_path_factory.mktemp("pg") / "data") as server:
-        yield server
-
-
-@pytest.fixture
-def pg_url(pg_server: Any) -> str:
-    """The URL of a new, empty database."""
-    return fresh_database(pg_server)
 
 
 @pytest.fixture

@@ -6,16 +6,19 @@
 - `tokens`: the engine's own full-text tokens as `tsvector` / `tsquery` values.
 - `sequence`: gap-free per-agent sequence numbers under concurrent writers (row locks).
 - `tape`: the storage half of an append; `fulltext`: search over `terms`;
-  `vectors`: embeddings and nearest neighbours; `locks`: jobs once across hosts;
-  `triggers`: the migrations' triggers (class counts, stale fade times) in PL/pgSQL.
+  `vectors`: embeddings and nearest neighbours; `locks`: jobs once across hosts, and
+  the owner lock of the process that has the database open; `upgrade`: the schema
+  brought up to date; `triggers`: the migrations' triggers (class counts, stale fade
+  times) in PL/pgSQL.
 
-This is the storage layer only: the engine above it still speaks SQLite (see "Storage
-backends" in ARCHITECTURE.md for what remains to port).
+The engine opens a home on it with `tapemind init --database URL` (`app.db.store`); the
+home's vectors are still its directory's chromadb index, so `vectors` is not used above
+this package yet (see "Storage backends" in ARCHITECTURE.md).
 """
 
 from app.db.postgres.connect import engine_for
 from app.db.postgres.fulltext import search
-from app.db.postgres.locks import job_key, try_job
+from app.db.postgres.locks import hold_owner, job_key, try_job
 from app.db.postgres.schema import FULLTEXT_TABLES, create, ensure_vector_index, metadata
 from app.db.postgres.sequence import reserve
 from app.db.postgres.tape import StoredEntry, insert_entries
@@ -28,6 +31,7 @@ __all__ = [
     "create",
     "engine_for",
     "ensure_vector_index",
+    "hold_owner",
     "insert_entries",
     "job_key",
     "metadata",

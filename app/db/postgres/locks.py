@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, Engine, text
 
 
 def job_key(job: str) -> int:
@@ -25,3 +25,23 @@ def try_job(conn: Connection, job: str) -> bool:
     back); False at once when another transaction, on any host, holds it."""
     got = conn.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": job_key(job)})
     return bool(got.scalar_one())
+
+
+# The key of the lock the process that owns a home kept in PostgreSQL holds while it has
+# the database open: the embedded home's `.lock`, for a home with no single directory.
+OWNER_JOB = "tapemind home owner"
+
+
+def hold_owner(engine: Engine) -> Connection | None:
+    """A connection holding the database's owner lock for as long as it stays open (closing
+    it, or the process dying, lets it go), or None when another process holds it.
+
+    Until vectors live in the database (they are in the home directory's index), a second
+    process writing the same memories would embed them into an index the first never
+    reads; so, as on the embedded home, one process at a time owns the database."""
+    conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    got = conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": job_key(OWNER_JOB)})
+    if bool(got.scalar_one()):
+        return conn
+    conn.close()
+    return None

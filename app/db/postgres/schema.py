@@ -82,7 +82,7 @@ _INDEXES: tuple[tuple[str, str, tuple[str, ...], bool, str | None], ...] = (
     ("provenance_by_entry", "provenance", ("entry_id",), False, None),
     ("lineage_by_parent", "lineage", ("parent_id",), False, None),
     ("audit_by_agent", "audit", ("agent", "id"), False, None),
-    ("embed_queue_by_age", "embed_queue", ("enqueued_at",), False, None),
+    ("embed_queue_by_age", "embed_queue", ("enqueued_at", "kind", "item_id"), False, None),
     ("embed_queue_by_agent", "embed_queue", ("agent_id", "enqueued_at"), False, None),
     ("recalls_by_agent", "recalls", ("agent_id", "at"), False, None),
     ("recall_items_by_memory", "recall_items", ("memory_id",), False, None),
