@@ -33,8 +33,14 @@ if TYPE_CHECKING:
     from app.codec import (
         to_json,
     )
+    from app.confront import (
+        DECISION_REASONS,
+        Conflict,
+        ConflictSide,
+        DecisionRecord,
+        decision_reason,
+    )
     from app.confront import KEEPS as CONFLICT_KEEPS
-    from app.confront import Conflict, ConflictSide, DecisionRecord
     from app.db import DoctorReport, is_home
     from app.db import check_openable as check_home
     from app.db import db_path as home_database
@@ -156,6 +162,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "EventKind": ("app.events", "EventKind"),
     "REQUEST_REASONS": ("app.vault", "REQUEST_REASONS"),
     "CONFLICT_KEEPS": ("app.confront", "KEEPS"),
+    "DECISION_REASONS": ("app.confront", "DECISION_REASONS"),
+    "decision_reason": ("app.confront", "decision_reason"),
     "AccessRequest": ("app.vault.records", "AccessRequest"),
     "Agent": ("app.models", "Agent"),
     "AgentSettings": ("app.models", "AgentSettings"),
@@ -251,6 +259,7 @@ __all__ = [
     "ARBITERS",
     "CATEGORIES",
     "CONFLICT_KEEPS",
+    "DECISION_REASONS",
     "EMBEDDER_MODELS",
     "EVENT_CHANGES",
     "EVENT_KINDS",
@@ -335,6 +344,7 @@ __all__ = [
     "check_edited_text",
     "check_home",
     "check_memory_text",
+    "decision_reason",
     "doctor",
     "dropped_summary",
     "history_file_patterns",

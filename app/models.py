@@ -205,6 +205,9 @@ class RememberResult:
     arbiter: str
     source_ids: tuple[int, ...]
     conflict_id: int | None = None
+    # `reason` as a code with parameters (app.confront.arbiter.reasons): None for free text
+    reason_code: str | None = None
+    reason_params: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

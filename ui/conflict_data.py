@@ -55,7 +55,7 @@ class ConflictView:
     resolved_at: datetime | None = None
     # the arbiter's reason as a code with parameters, where the engine keeps one
     reason_code: str | None = None
-    reason_params: Mapping[str, str | int | float] = field(default_factory=dict)
+    reason_params: Mapping[str, object] = field(default_factory=dict)
 
     def reason_shown(self) -> str:
         """The arbiter's reason in the app's language."""
@@ -86,6 +86,8 @@ def to_view(conflict: Conflict) -> ConflictView:
         new=_side(conflict.challenger),
         resolution=conflict.resolution,
         resolved_at=conflict.resolved_at,
+        reason_code=conflict.reason_code,
+        reason_params=conflict.reason_params,
     )
 
 

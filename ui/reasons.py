@@ -3,8 +3,9 @@
 The engine keeps a reason as English text (data shared by the audit, the CLI and
 agents) and, beside it, as a code with parameters. The app says it in Chinese from
 the code: `REQUEST_ZH` covers every code of `app.REQUEST_REASONS` (a test holds the
-two together), `DECISION_ZH` the arbiter's decision codes. Free text (the owner's own
-words, a model's sentence) passes through as written. A reason stored without a code
+two together); the arbiter's decision codes are said by the engine itself
+(`app.decision_reason`, in English and Chinese). Free text (the owner's own words, a
+model's sentence) passes through as written. A reason stored without a code
 (written before codes were kept) falls back to translating the English phrases the
 offline arbiter builds its reasons from.
 """
@@ -20,8 +21,6 @@ from .i18n import current_language
 
 if TYPE_CHECKING:
     from app import AccessRequest
-
-Params = Mapping[str, str | int | float]
 
 # Every code of app.REQUEST_REASONS, in Chinese, with the same parameters.
 REQUEST_ZH: Mapping[str, str] = {
@@ -46,32 +45,13 @@ REQUEST_ZH: Mapping[str, str] = {
 }
 _REVIEWER_ZH = {"rules": "审查规则", "llm": "审查模型"}
 
-# The offline arbiter's decisions by code (app/confront/arbiter/: offline.py, walk.py,
-# crossscript.py), in Chinese. Scores come as parameters: target, closeness, cosine,
-# lexical, fulltext ("-" where a score is missing); `what` lists difference codes.
-DECISION_ZH: Mapping[str, str] = {
-    "no_neighbours": "没有可比较的相似记忆",
-    "nothing_close": "没有足够接近的记忆；最接近的是 {scores}",
-    "change_unclear": "新记忆说有变化，但不清楚说的是否是这条记忆；{scores}",
-    "changed": "新记忆说情况已改变（{what}），取代 {scores}",
-    "refines": "新记忆重复了已有记忆并补充了细节；{scores}",
-    "another_outcome": "是另一件事的结果；最接近的是 {scores}",
-    "differs": "{what}，但没有说明哪个是现在的；{scores}",
-    "qualifier": "在已有记忆上加了限定条件，两条都保留；最接近的是 {scores}",
-    "same_meaning": "意思相同：{scores}",
-    "related_new": "相关，但说了新的内容；最接近的是 {scores}",
-    "stale_target": (
-        "已判定对记忆 #{target} {action}，但那条记忆已不再活跃（期间被改动）；作为新记忆保存。"
-    ),
-    "owner_disputes": "你不同意 #{successor} 取代 #{target}",
-}
+# The rules' differences and actions, for reasons stored before codes were kept.
 DIFFERENCE_ZH = {
     "number": "数字、版本或日期不同",
     "negation": "一方否定了另一方",
     "value": "同一主题的取值不同",
     "wording": "措辞不同",
 }
-SCORES_ZH = "#{target}，接近度 {closeness}（向量余弦 {cosine}，词面 {lexical}，全文 {fulltext}）"
 _ACTIONS_ZH = {
     "add": "新增",
     "update": "更新",
@@ -103,22 +83,17 @@ def request_reason(request: AccessRequest) -> str:
     return f"{by}请你决定：{why}" if request.status == "pending" else f"{by}：{why}"
 
 
-def decision_reason(code: str | None, params: Params, text: str) -> str:
-    """An arbiter's decision reason in the app's language: from its code when there is
-    one this table knows, else from its English phrases."""
+def decision_reason(code: str | None, params: Mapping[str, object], text: str) -> str:
+    """An arbiter's decision reason in the app's language: from its code when the engine
+    knows it (app.decision_reason), else from its English phrases."""
     if current_language() != "zh" or not text:
         return text
-    if code is None or code not in DECISION_ZH:
+    from app import DECISION_REASONS  # the engine: only once needed
+    from app import decision_reason as said
+
+    if code is None or code not in DECISION_REASONS:
         return reason_text(text)
-    values: dict[str, object] = dict(params)
-    if "target" in params and "closeness" in params:
-        values["scores"] = SCORES_ZH.format_map(_Missing(params))
-    if "what" in params:
-        parts = str(params["what"]).split(",")
-        values["what"] = "、".join(DIFFERENCE_ZH.get(p.strip(), p) for p in parts if p)
-    if "action" in params:
-        values["action"] = _ACTIONS_ZH.get(str(params["action"]), params["action"])
-    return DECISION_ZH[code].format_map(_Missing(values))
+    return said(code, params, "zh")
 
 
 class _Missing(dict[str, object]):

@@ -10,6 +10,8 @@ takes a settlement back.
 from app.confront import conflicts, decisions, undo
 from app.confront.arbiter import Arbiter, LearnedArbiter, LLMArbiter, OfflineArbiter
 from app.confront.arbiter.evaluate import Report, evaluate, load_cases
+from app.confront.arbiter.reasons import TEMPLATES as DECISION_REASONS
+from app.confront.arbiter.reasons import render as decision_reason
 from app.confront.arbiter.similarity import USESimilarity
 from app.confront.conflicts import KEEPS, Conflict, ConflictSide, count_open, raise_conflict
 from app.confront.decisions import (
@@ -22,6 +24,7 @@ from app.confront.offer import remember
 
 __all__ = [
     "ARBITER",
+    "DECISION_REASONS",
     "KEEPS",
     "Arbiter",
     "Conflict",
@@ -35,6 +38,7 @@ __all__ = [
     "USESimilarity",
     "conflicts",
     "count_open",
+    "decision_reason",
     "decisions",
     "evaluate",
     "load_cases",

@@ -16,8 +16,8 @@ A misclick is not final: see `conflict_undo` (reopen a resolution, dispute a sup
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +25,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from app.clock import from_iso, from_iso_or_none
+from app.confront.arbiter.reasons import params_json, params_of
 from app.db import AgentRow, ConflictRow, MemoryRow, dbapi
 from app.errors import InvalidInput, NotFound
 from app.events import record
@@ -64,6 +65,9 @@ class Conflict:
     resolved_at: datetime | None = None
     resolution: str | None = None  # old | new | both | merge
     merged_id: int | None = None
+    # `reason` as a code with parameters (app.confront.arbiter.reasons); None before codes
+    reason_code: str | None = None
+    reason_params: Mapping[str, object] = field(default_factory=dict)
 
 
 def raise_conflict(
@@ -75,12 +79,20 @@ def raise_conflict(
     reason: str,
     arbiter: str,
     actor: str,
+    *,
+    code: str | None = None,
+    params: Mapping[str, object] | None = None,
 ) -> int:
-    """Open a conflict inside the caller's transaction; returns its id."""
+    """Open a conflict inside the caller's transaction; returns its id. `code` and `params`
+    are `reason` as a code with parameters (app.confront.arbiter.reasons)."""
     cursor = dbapi(s).execute(
         "INSERT INTO conflicts (agent_id, existing_id, challenger_id, reason, arbiter, status, "
-        "created_at) VALUES (?, ?, ?, ?, ?, 'open', ?) RETURNING id",
-        (arow.id, existing_id, challenger_id, reason[:2000], arbiter, now),
+        "created_at, reason_code, reason_params) VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?) "
+        "RETURNING id",
+        (
+            *(arow.id, existing_id, challenger_id, reason[:2000], arbiter, now),
+            *(code, params_json(params or {})),
+        ),
     )
     conflict_id = int(cursor.fetchone()[0])
     record(
@@ -121,6 +133,8 @@ def to_conflict(s: Session, row: ConflictRow, agent: str, now: datetime) -> Conf
         resolved_at=from_iso_or_none(row.resolved_at),
         resolution=row.resolution,
         merged_id=row.merged_id,
+        reason_code=row.reason_code,
+        reason_params=params_of(row.reason_params),
     )
 
 

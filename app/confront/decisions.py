@@ -34,7 +34,7 @@ import dataclasses
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -51,6 +51,7 @@ from app.confront.arbiter import (
     LLMArbiter,
     Neighbour,
     OfflineArbiter,
+    reasons,
 )
 from app.confront.neighbours import neighbours
 from app.db import DecisionRow, dbapi
@@ -168,15 +169,19 @@ def store_decision(
     neighbours: int,
     actor: str,
     latency_ms: float,
+    code: str | None = None,
+    params: Mapping[str, object] | None = None,
 ) -> None:
-    """One row in `decisions`: what happened to a candidate and why."""
+    """One row in `decisions`: what happened to a candidate and why (`reason`, and the same
+    as a code with parameters: app.confront.arbiter.reasons)."""
     dbapi(s).execute(
         "INSERT INTO decisions (agent_id, at, candidate_hash, category, action, target_id, "
-        "memory_id, conflict_id, arbiter, reason, neighbours, actor, latency_ms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "memory_id, conflict_id, arbiter, reason, neighbours, actor, latency_ms, reason_code, "
+        "reason_params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             *(arow.id, now, digest, category, action, target_id, memory_id, conflict_id),
             *(arbiter, reason[:1000], neighbours, actor, round(latency_ms, 3)),
+            *(code, reasons.params_json(params or {})),
         ),
     )
 
@@ -212,18 +217,18 @@ def apply(
 
     now = rt.now_iso()
     if verdict is None:
-        decision = Decision("add", None, "New memory.", "none")
+        decision = reasons.decision("add", None, "none", "new_memory")
         near, latency = 0, 0.0
     else:
         decision, near, latency = verdict.decision, verdict.neighbours, verdict.latency_ms
+    target = _live_target(s, arow, decision) if decision.action != "add" else None
+    if decision.action != "add" and target is None:
+        decision = reasons.decision(
+            "add", None, decision.arbiter, "stale_target",
+            action=decision.action, target=decision.target_id, inner=reasons.nested(decision),
+        )  # fmt: skip
     action, reason = decision.action, decision.reason
-    target = _live_target(s, arow, decision) if action != "add" else None
-    if action != "add" and target is None:
-        action = "add"
-        reason = (
-            f"{decision.action} of memory {decision.target_id} was decided, but that memory "
-            f"is no longer active (changed meanwhile); stored as new. ({reason})"
-        )
+    code, params = decision.reason_code, decision.reason_params
     conflict_id: int | None = None
     memory: Memory
     if action == "add":
@@ -246,14 +251,15 @@ def apply(
         assert target is not None
         memory = store_new(rt, s, arow, new)
         conflict_id = raise_conflict(
-            s, now, arow, target.id, memory.id, reason, decision.arbiter, new.actor
-        )
+            s, now, arow, target.id, memory.id, reason, decision.arbiter, new.actor,
+            code=code, params=params,
+        )  # fmt: skip
     target_id = target.id if target is not None else None
     store_decision(
         s, now, arow, new.digest, new.category, action, target_id=target_id,
         memory_id=memory.id if action != "duplicate" else None, conflict_id=conflict_id,
         arbiter=decision.arbiter, reason=reason, neighbours=near, actor=new.actor,
-        latency_ms=latency,
+        latency_ms=latency, code=code, params=params,
     )  # fmt: skip
     return RememberResult(
         decision=action,
@@ -263,6 +269,8 @@ def apply(
         arbiter=decision.arbiter,
         source_ids=new.source_ids,
         conflict_id=conflict_id,
+        reason_code=decision.reason_code,
+        reason_params=decision.reason_params,
     )
 
 
@@ -348,6 +356,9 @@ class DecisionRecord:
     neighbours: int
     actor: str
     latency_ms: float
+    # `reason` as a code with parameters (app.confront.arbiter.reasons); None before codes
+    reason_code: str | None = None
+    reason_params: Mapping[str, object] = dataclasses.field(default_factory=dict)
 
 
 def list_decisions(
@@ -380,6 +391,8 @@ def list_decisions(
                 neighbours=r.neighbours,
                 actor=r.actor,
                 latency_ms=r.latency_ms,
+                reason_code=r.reason_code,
+                reason_params=reasons.params_of(r.reason_params),
             )
             for r in rows
         ]

@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from app.confront import decisions as confront
 from app.confront import retries
+from app.confront.arbiter.reasons import render
 from app.db import dbapi
 from app.errors import InvalidInput, NotFound, Refused
 from app.events import record
@@ -189,21 +190,23 @@ def _store(
     ).fetchone()
     if live is not None:
         target_id = int(live[0])
+        same: dict[str, object] = {"target": target_id}
         db.execute("UPDATE memories SET last_reinforced_at = ? WHERE id = ?", (now, target_id))
         record(s, now, "memory.duplicate", agent=agent, actor=actor, ids=[target_id])
         confront.store_decision(
             s, now, arow, digest, category, "duplicate", target_id=target_id,
             memory_id=None, conflict_id=None, arbiter="hash", reason="exact duplicate",
-            neighbours=0, actor=actor, latency_ms=0.0,
+            neighbours=0, actor=actor, latency_ms=0.0, code="exact_duplicate", params=same,
         )  # fmt: skip
         return RememberResult(
             decision="duplicate",
             memory=memory_of(live, agent),
             target_id=target_id,
-            reason=f"Exact duplicate of memory {target_id} (same text once normalised); "
-            "nothing stored, the existing memory was reinforced.",
+            reason=render("exact_duplicate", same),
             arbiter="hash",
             source_ids=tuple(r.id for r in src_rows),
+            reason_code="exact_duplicate",
+            reason_params=same,
         )
     if not src_rows:
         call = NewEntry(

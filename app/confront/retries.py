@@ -9,6 +9,7 @@ The key is stored on the call's decision (migration 14), unique per agent.
 
 from __future__ import annotations
 
+from app.confront.arbiter.reasons import params_of
 from app.db import Tx, dbapi
 from app.memory import MEMORY_COLUMNS, memory_of
 from app.models import RememberResult
@@ -19,13 +20,14 @@ def by_key(s: Tx, arow: AgentLike, key: str) -> RememberResult | None:
     """The result of the agent's earlier `remember` with this key, if there was one."""
     db = dbapi(s)
     found = db.execute(
-        "SELECT action, target_id, memory_id, conflict_id, arbiter, reason FROM decisions "
+        "SELECT action, target_id, memory_id, conflict_id, arbiter, reason, reason_code, "
+        "reason_params FROM decisions "
         "WHERE agent_id = ? AND request_key = ?",
         (arow.id, key),
     ).fetchone()
     if found is None:
         return None
-    action, target_id, memory_id, conflict_id, arbiter, reason = found
+    action, target_id, memory_id, conflict_id, arbiter, reason, code, params = found
     shown = memory_id if memory_id is not None else target_id
     row = None
     if shown is not None:
@@ -48,6 +50,8 @@ def by_key(s: Tx, arow: AgentLike, key: str) -> RememberResult | None:
         arbiter=str(arbiter),
         source_ids=sources,
         conflict_id=conflict_id,
+        reason_code=code,
+        reason_params=params_of(params),
     )
 
 

@@ -125,6 +125,8 @@ def dispute(rt: Runtime, memory_id: int, *, actor: str = "owner") -> Conflict:
             f"the owner disputes that {successor} replaces {memory_id}",
             "owner",
             actor,
+            code="owner_disputes",
+            params={"successor": successor, "target": memory_id},
         )
         s.flush()
         found = s.get(ConflictRow, conflict_id)

@@ -531,3 +531,18 @@ def m015_secret_echoes(conn: Connection) -> None:
     # it write again (app.vault.echoes). The count outlives restarts, so an agent cannot
     # reset it by starting its stdio server again.
     _run(conn, "ALTER TABLE agents ADD COLUMN secret_echoes INTEGER NOT NULL DEFAULT 0")
+
+
+@migration(16, "decisions and conflicts: the arbiter's reason as a code with parameters")
+def m016_decision_reason_codes(conn: Connection) -> None:
+    # Beside `reason`'s English (what the audit, the CLI and agents read): a client says the
+    # reason in the owner's language from the code. Rows from before keep their English only.
+    _run(
+        conn,
+        """
+        ALTER TABLE decisions ADD COLUMN reason_code TEXT;
+        ALTER TABLE decisions ADD COLUMN reason_params TEXT;
+        ALTER TABLE conflicts ADD COLUMN reason_code TEXT;
+        ALTER TABLE conflicts ADD COLUMN reason_params TEXT
+        """,
+    )

@@ -257,6 +257,8 @@ class DecisionRow(SQLModel, table=True):
     actor: str
     latency_ms: float
     request_key: str | None = None  # the caller's key: a retried remember finds its first
+    reason_code: str | None = None  # the reason as a code (app.confront.arbiter.reasons)
+    reason_params: str | None = None  # its parameters, JSON
 
 
 class ConflictRow(SQLModel, table=True):
@@ -275,6 +277,8 @@ class ConflictRow(SQLModel, table=True):
     resolution: str | None = None  # old | new | both | merge
     merged_id: int | None = None
     resolved_by: str | None = None
+    reason_code: str | None = None  # the reason as a code (app.confront.arbiter.reasons)
+    reason_params: str | None = None  # its parameters, JSON
 
 
 class HealthSnapshotRow(SQLModel, table=True):

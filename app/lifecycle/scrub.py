@@ -247,8 +247,8 @@ def _write_memories(rt: Runtime, updates: Sequence[tuple[Any, ...]]) -> list[int
 OWNER_TEXTS = (
     ("recalls", "id", ("query", "thread", "user")),
     ("access_requests", "id", ("reason", "decision_reason")),
-    ("decisions", "id", ("reason",)),
-    ("conflicts", "id", ("reason",)),
+    ("decisions", "id", ("reason", "reason_params")),
+    ("conflicts", "id", ("reason", "reason_params")),
 )
 
 

@@ -190,6 +190,11 @@ def test_decisions_and_agent_config(aged: tuple[Engine, ManualClock]) -> None:
     with_conflict(engine)
     rows = ok_json("decisions", "--agent", "cc")
     assert [r["action"] for r in rows] == ["conflict", "add"]
+    # the reason, and beside it the same as a code with parameters
+    assert rows[0]["reason"].startswith("one side negates the other, without saying")
+    assert (rows[0]["reason_code"], rows[0]["reason_params"]["what"]) == ("differs", ["negation"])
+    [conflict] = ok_json("conflicts", "list")
+    assert (conflict["reason"], conflict["reason_code"]) == (rows[0]["reason"], "differs")
     assert "conflict" in run("decisions", "--agent", "cc", "--action", "conflict").output
     configured = ok_json("agent", "config", "cc", "--archive-below", "0.2", "--half-life", "10")
     assert configured["settings"]["archive_below"] == 0.2

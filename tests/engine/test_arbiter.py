@@ -11,7 +11,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.confront.arbiter import Candidate, LLMArbiter, Neighbour, OfflineArbiter
+from app.confront.arbiter import (
+    Candidate,
+    Decision,
+    LearnedArbiter,
+    LLMArbiter,
+    Neighbour,
+    OfflineArbiter,
+)
 from tests.llm_server import POLL_S
 
 OFFLINE = OfflineArbiter()
@@ -266,3 +273,70 @@ def test_llm_unreachable_endpoint_falls_back() -> None:
     decision = LLMArbiter("http://127.0.0.1:9/v1", "tiny", timeout=0.5).decide(CAND, NEAR)
     assert decision.action == "conflict"
     assert "fell back" in decision.reason
+
+
+# -- reasons as codes with parameters --------------------------------------------------------
+
+
+def _emitted() -> list[Decision]:
+    """What the rules and the learned arbiter decide on the bilingual decision sets, with and
+    without cosines, a few farther neighbours too (walk.py), and with nothing near."""
+    from pathlib import Path
+
+    from app.confront.arbiter.evaluate import load_cases
+
+    data = Path(__file__).resolve().parents[2] / "bench" / "data"
+    out = []
+    for arbiter in (OFFLINE, LearnedArbiter()):
+        out.append(arbiter.decide(Candidate("anything", "lesson"), []))
+        for name in ("decisions.jsonl", "decisions_crosslang.jsonl", "decisions_mixed.jsonl"):
+            cases = load_cases(data / name)
+            for i, case in enumerate(cases):
+                near = [*case.existing, *cases[(i * 7 + 3) % len(cases)].existing]
+                for sim in (0.5, 0.9, None):
+                    seen = [Neighbour(e.id, e.text, e.category, similarity=sim) for e in near]
+                    out.append(arbiter.decide(case.candidate, seen))
+    return out
+
+
+def test_every_reason_code_is_said_in_english_and_chinese_from_its_parameters() -> None:
+    """Each code the arbiters emit has both templates; a decision's English is its code and
+    parameters rendered (and survives a round through JSON); Chinese reads as Chinese."""
+    import re
+    import string
+
+    from app.confront.arbiter.learned.pair import NAMES
+    from app.confront.arbiter.reasons import SIGNS, TEMPLATES, params_json, params_of, render
+
+    def fields(template: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+    for code, (english, chinese) in TEMPLATES.items():
+        assert english and re.search(r"[\u4e00-\u9fff]|^\{text\}$", chinese), code
+        assert fields(english) == fields(chinese), code
+    assert list(SIGNS) == list(NAMES)
+    decisions = _emitted()
+    codes = {d.reason_code for d in decisions}
+    assert len(codes) >= 15 and codes <= set(TEMPLATES)
+    for d in decisions:
+        assert d.reason_code is not None
+        stored = params_of(params_json(d.reason_params))
+        assert render(d.reason_code, stored) == d.reason
+        said = render(d.reason_code, stored, "zh")
+        assert not re.search(r"[A-Za-z]{3,}", said), (d.reason, said)
+        assert re.findall(r"\d+%|\d\.\d\d", said) == re.findall(r"\d+%|\d\.\d\d", d.reason)
+
+
+def test_an_unknown_reason_code_renders_a_generic_sentence() -> None:
+    from app.confront.arbiter.reasons import render
+
+    assert render("from_a_newer_version", {"x": 1}) == (
+        "decided for a reason this version cannot show (from_a_newer_version)"
+    )
+    assert (
+        render("from_a_newer_version", {}, "zh")
+        == "判定理由无法在此版本中显示（from_a_newer_version）"
+    )
+    # a known code with parameters it cannot read still says something
+    assert "?" in render("changed", {})
+    assert render("learned", {"then": "nonsense"}).startswith("decided for a reason")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app import Engine
+from app import Engine, decision_reason
 from app.clock import ManualClock
 from app.engine import runtime_of
 from app.index.embedders import HashingEmbedder, Vectors
@@ -138,6 +138,16 @@ def test_conflict_keeps_both_and_opens_a_conflict(cc: Engine, lang: str) -> None
     assert (conflict.existing.memory.text, conflict.challenger.memory.text) == (old, new)
     assert conflict.reason == result.reason
     assert cc.decisions("cc")[0].conflict_id == conflict.id
+    # the reason is kept as a code with parameters too, the English made from them
+    assert (result.reason_code, result.reason_params["what"]) == ("differs", ["negation"])
+    assert result.reason_params["target"] == target.id
+    stored = cc.decisions("cc")[0]
+    for kept in (conflict, stored):
+        assert (kept.reason_code, kept.reason_params) == ("differs", result.reason_params)
+    assert decision_reason("differs", conflict.reason_params) == conflict.reason
+    assert decision_reason("differs", conflict.reason_params, "zh").startswith(
+        "一方否定了另一方，但没有说明哪个是现在的；"
+    )
     other = cc.remember("cc", "Another, unrelated note about the deploy checklist." if lang == "en"
                         else "部署清单里加上回滚演练。", "lesson")  # fmt: skip
     assert other.decision == "add"
@@ -222,6 +232,9 @@ def test_llm_fallback_never_overwrites(cc: Engine, reply, monkeypatch) -> None: 
     assert seen and seen[0]["auth"] == "Bearer test-key-123"
     assert result.decision in ("add", "conflict")
     assert "fell back" in result.reason
+    assert result.reason_code in ("llm_fallback_add", "llm_fallback_conflict")
+    assert result.reason_params["failure"] in ("http", "not_json", "unknown_target")
+    assert decision_reason(result.reason_code, result.reason_params) == result.reason
     kept = cc.memory(target.id).memory
     assert (kept.status, kept.text, kept.version) == ("active", old, 1)
     assert cc.count_memories("cc", status="active") == 2
@@ -241,6 +254,9 @@ def test_a_target_gone_meanwhile_turns_into_add(
     monkeypatch.setattr(confront, "consider", lambda *a, **k: verdict)
     result = cc.remember("cc", new, cat)
     assert result.decision == "add" and "no longer active" in result.reason
+    assert result.reason_code == "stale_target"
+    assert result.reason_params["inner"]["code"] == verdict.decision.reason_code  # type: ignore[index]
+    assert decision_reason("stale_target", result.reason_params) == result.reason
     assert cc.memory(target.id).memory.status == "forgotten"
 
 

@@ -80,6 +80,56 @@ def test_a_home_of_an_older_version_upgrades(
     assert ran == [1]
 
 
+def test_decisions_and_conflicts_from_before_reason_codes_keep_their_english(
+    home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The version before reason codes (migration 16): a conflict and its decision with an
+    # English reason only.
+    before = {k: v for k, v in migrations.MIGRATIONS.items() if k < 16}
+    monkeypatch.setattr("app.db.store.MIGRATIONS", before)
+    home.mkdir(parents=True)
+    store = Store.open_sqlite(home / "tapemind.db")
+    store.upgrade("2026-01-01T00:00:00.000000Z")
+    store.close()
+    monkeypatch.undo()
+    at = "2026-01-01T00:00:00.000000Z"
+    reason = "one side negates the other, without saying which is current; 1: closeness 0.81"
+    with sqlite3.connect(home / "tapemind.db") as db:
+        db.execute(
+            "INSERT INTO agents (id, name, created_at, settings, next_seq) "
+            "VALUES (1, 'cc', ?, '{}', 1)",
+            (at,),
+        )
+        for mid, body in ((1, "用户喜欢猫。"), (2, "用户不喜欢猫。")):
+            db.execute(
+                "INSERT INTO memories (id, agent_id, category, text, content_hash, importance, "
+                "confidence, status, version, created_at, updated_at) VALUES (?, 1, "
+                "'preference', ?, ?, 0.5, 0.8, 'active', 1, ?, ?)",
+                (mid, body, f"h{mid}", at, at),
+            )
+        db.execute(
+            "INSERT INTO conflicts (id, agent_id, existing_id, challenger_id, reason, arbiter, "
+            "status, created_at) VALUES (1, 1, 1, 2, ?, 'offline', 'open', ?)",
+            (reason, at),
+        )
+        db.execute(
+            "INSERT INTO decisions (agent_id, at, candidate_hash, category, action, target_id, "
+            "memory_id, conflict_id, arbiter, reason, neighbours, actor, latency_ms) "
+            "VALUES (1, ?, 'h2', 'preference', 'conflict', 1, 2, 1, 'offline', ?, 1, 'cc', 1.0)",
+            (at, reason),
+        )
+    with Engine.open(home, clock=clock) as engine:
+        [conflict] = engine.conflicts("cc")
+        [decision] = engine.decisions("cc")
+        for old in (conflict, decision):
+            assert (old.reason, old.reason_code, dict(old.reason_params)) == (reason, None, {})
+        # a new decision beside them has its code
+        made = engine.remember("cc", "用户现在改用 VS Code 写代码了。", "preference")
+        assert made.reason_code is not None
+        assert engine.decisions("cc")[0].reason_code == made.reason_code
+    assert _applied(home) == sorted(migrations.MIGRATIONS)
+
+
 def test_a_failing_migration_changes_nothing(
     home: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -36,6 +36,7 @@ def test_remember_answers_with_the_decision_and_a_lean_memory(engine: Engine) ->
     engine.add_agent("A")
     made = answer(engine, "remember", {"text": "用户的时区是 UTC+8", "category": "preference"})
     assert made["decision"] == "add" and made["reason"]
+    assert made["reason_code"] == "no_neighbours"
     memory = made["memory"]
     assert memory["text"] == "用户的时区是 UTC+8" and memory["status"] == "active"
     assert not {"agent", "content_hash"} & set(memory) and None not in memory.values()

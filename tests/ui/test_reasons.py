@@ -89,6 +89,9 @@ def test_the_conflict_queue_shows_the_reason_in_chinese(session, qtbot, open_pag
         return str(page.model.data(page.model.index(row, column)))
 
     assert shown().startswith("a different value for the same subject")
+    # said from the code the engine keeps (the English phrases are for reasons without one)
+    view = next(c for c in page.model.rows if c.new.memory_id == raised.memory.id)
+    assert (view.reason_code, view.reason_params["what"]) == ("differs", ["value"])
     with qtbot.waitSignal(session.window.language_changed):
         session.window.language_actions["zh"].trigger()
     page = session.window.pages["conflicts"]

@@ -9,8 +9,8 @@ prefer `add` or `conflict`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, get_args
 
 Action = Literal["add", "update", "supersede", "duplicate", "conflict"]
@@ -43,12 +43,19 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do with a candidate; `target_id` is None for `add`, `reason` is for a person."""
+    """What to do with a candidate; `target_id` is None for `add`, `reason` is for a person.
+
+    `reason_code` and `reason_params` are the same reason as a stable code with its
+    parameters (reasons.py), from which a client says it in the owner's language; None for
+    a reason that is free text only."""
 
     action: Action
     target_id: int | str | None
     reason: str
     arbiter: str
+    reason_code: str | None = None
+    # not hashed (a dict is not), still compared: a decision stays usable in a set
+    reason_params: Mapping[str, object] = field(default_factory=dict, hash=False)
 
 
 class Arbiter(Protocol):

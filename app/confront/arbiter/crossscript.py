@@ -54,11 +54,12 @@ def crosses_scripts(a: TextFeatures, b: TextFeatures) -> bool:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The cross-script decision: an action, whether it aims at the neighbour, and why."""
+    """The cross-script decision: an action, whether it aims at the neighbour, and why (a
+    code of reasons.py)."""
 
     action: Action
     targets: bool
-    why: str
+    code: str
 
 
 def _latin_words(text: TextFeatures) -> set[str]:
@@ -107,18 +108,18 @@ def relate_across(
         cosine >= RELATED or (cosine >= CHANGE and (numbers_changed or negation_flip or cand_only))
     ):
         # the candidate says it changed and is about this memory: it replaces it
-        return Verdict("supersede", True, "the candidate says it changed")
+        return Verdict("supersede", True, "across_changed")
     if numbers_changed and cosine >= RELATED:
-        return Verdict("conflict", True, "a number, version or date differs")
+        return Verdict("conflict", True, "across_number")
     if negation_flip and cosine >= RELATED and not zh_only:
         # a negation counts only when the subject the Chinese side names is there on both sides
-        return Verdict("conflict", True, "one side negates the other")
+        return Verdict("conflict", True, "across_negation")
     if cand_only and tgt_only and not negation_flip and cosine >= DETAIL:
         # one name each side lacks, in otherwise plain statements: another value for the subject
         # ("后端是用 Rust 写的" / "written in Go"); with a negation it is no simple swap
-        return Verdict("conflict", True, "a different name for the same subject")
+        return Verdict("conflict", True, "across_name")
     if refines and not (change or negation_flip) and cosine >= DETAIL:
-        return Verdict("update", True, "the candidate repeats the memory and adds detail")
+        return Verdict("update", True, "across_refines")
     # English names the Chinese side transliterates (Lao Zhao / 老赵) cannot be matched: only the
     # Chinese side's Latin names must be on both sides
     if (
@@ -126,7 +127,7 @@ def relate_across(
         and not (zh_only or negation_flip or change)
         and not (cand.numbers ^ tgt.numbers)
     ):
-        return Verdict("duplicate", True, "same meaning")
+        return Verdict("duplicate", True, "across_same")
     if cosine >= DETAIL:
-        return Verdict("add", False, "related but says something new")
-    return Verdict("add", False, "nothing close enough")
+        return Verdict("add", False, "across_related")
+    return Verdict("add", False, "across_nothing")

@@ -15,6 +15,7 @@ from typing import Any
 from app.chat import complete, json_in
 from app.confront.arbiter.base import ACTIONS, Action, Candidate, Decision, Neighbour
 from app.confront.arbiter.offline import OfflineArbiter
+from app.confront.arbiter.reasons import decision, nested
 
 _SYSTEM = (
     "You maintain an AI agent's long-term memory. A new memory (the candidate) arrives; compare it "
@@ -56,16 +57,16 @@ class LLMArbiter:
         import httpx  # here, not at import: only LLM arbiters need it
 
         if not neighbours:
-            return Decision("add", None, "no similar memory found to compare with", self.name)
+            return decision("add", None, self.name, "no_neighbours")
         try:
             answer = self._ask(self._prompt(candidate, neighbours))
         except httpx.TimeoutException:
-            return self._fallback(candidate, neighbours, "the model did not answer in time")
+            return self._fallback(candidate, neighbours, "timeout")
         except httpx.HTTPStatusError as exc:
-            code = exc.response.status_code
-            return self._fallback(candidate, neighbours, f"the endpoint returned HTTP {code}")
+            status = exc.response.status_code
+            return self._fallback(candidate, neighbours, "http", status)
         except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
-            return self._fallback(candidate, neighbours, f"the call failed ({type(exc).__name__})")
+            return self._fallback(candidate, neighbours, "error", type(exc).__name__)
         return self._parse(answer, candidate, neighbours)
 
     def _prompt(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> str:
@@ -90,20 +91,21 @@ class LLMArbiter:
         try:
             data: Any = json_in(answer)
         except ValueError:
-            return self._fallback(candidate, neighbours, "the model's answer was not JSON")
+            return self._fallback(candidate, neighbours, "not_json")
         if not isinstance(data, dict):
-            return self._fallback(candidate, neighbours, "the model's answer was not a JSON object")
+            return self._fallback(candidate, neighbours, "not_object")
         action = str(data.get("action", "")).strip().lower()
         if action not in ACTIONS:
-            return self._fallback(candidate, neighbours, f"unknown action {action[:20]!r}")
+            return self._fallback(candidate, neighbours, "unknown_action", action[:20])
+        # the model's own sentence: free text, kept as it said it
         reason = str(data.get("reason") or "no reason given")[:500]
         if action == "add":
-            return Decision("add", None, reason, self.name)
+            return decision("add", None, self.name, "llm_judgement", text=reason)
         target = self._target(data.get("target"), neighbours)
         if target is None:
-            return self._fallback(candidate, neighbours, f"unknown target for {action}")
+            return self._fallback(candidate, neighbours, "unknown_target", action)
         act: Action = action
-        return Decision(act, target.id, reason, self.name)
+        return decision(act, target.id, self.name, "llm_judgement", text=reason)
 
     @staticmethod
     def _target(raw: Any, neighbours: Sequence[Neighbour]) -> Neighbour | None:
@@ -117,17 +119,20 @@ class LLMArbiter:
         return None
 
     def _fallback(
-        self, candidate: Candidate, neighbours: Sequence[Neighbour], why: str
+        self,
+        candidate: Candidate,
+        neighbours: Sequence[Neighbour],
+        failure: str,
+        detail: str | int | None = None,
     ) -> Decision:
+        """The rules' view, never an overwrite; `failure` is a code of reasons.FAILURES."""
         view = self._offline.decide(candidate, neighbours)
+        why: dict[str, object] = {"failure": failure}
+        if detail is not None:
+            why["detail"] = detail
         if view.action != "add" and view.target_id is not None:
-            return Decision(
-                "conflict",
-                view.target_id,
-                f"fell back because {why}; kept both and raised a conflict with the near "
-                f"memory {view.target_id} (offline arbiter: {view.reason})",
-                self.name,
-            )
-        return Decision(
-            "add", None, f"fell back because {why}; no near memory, stored as new", self.name
-        )
+            return decision(
+                "conflict", view.target_id, self.name, "llm_fallback_conflict",
+                target=view.target_id, offline=nested(view), **why,
+            )  # fmt: skip
+        return decision("add", None, self.name, "llm_fallback_add", **why)

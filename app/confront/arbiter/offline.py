@@ -25,9 +25,12 @@ from app.confront.arbiter.features import (
     containment,
     lexical_similarity,
 )
+from app.confront.arbiter.reasons import decision
 from app.confront.arbiter.walk import Judged, first_decided
 
 _SEPARATOR = re.compile(r"[,;，；。:：]")
+# the closest neighbour's scores as a reason's parameters (reasons.py: {scores})
+Scores = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,9 @@ class _Match:
     closeness: float
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+def _score(value: float | None) -> float | None:
+    """A score as a reason keeps it: two decimals, as the reason shows it."""
+    return None if value is None else round(value, 2)
 
 
 class OfflineArbiter:
@@ -63,7 +67,7 @@ class OfflineArbiter:
         cand = analyse(candidate.text)
         ranked = self.ranked(cand, neighbours)
         if not ranked:
-            return self._decision("add", None, "no similar memory found to compare with")
+            return self._decision("add", None, "no_neighbours")
         # below this no rule fires (the lowest bar is a change marker with some shared words)
         floor = self.related - self.change_slack
         farther = takewhile(lambda m: m.closeness >= floor, ranked[1:])
@@ -75,25 +79,27 @@ class OfflineArbiter:
     def _judge(self, cand: TextFeatures, candidate: Candidate, best: _Match) -> Judged:
         """The rules' decision on one neighbour, with how much evidence backs it."""
         n = best.neighbour
-        scores = (
-            f"{n.id}: closeness {best.closeness:.2f} (cosine {_fmt(n.similarity)}, "
-            f"lexical {best.lexical:.2f}, full-text {_fmt(n.fulltext_score)})"
-        )
+        scores: Scores = {
+            "target": n.id,
+            "closeness": _score(best.closeness),
+            "cosine": _score(n.similarity),
+            "lexical": _score(best.lexical),
+            "fulltext": _score(n.fulltext_score),
+        }
         if n.similarity is not None and crosses_scripts(cand, best.features):
             # Chinese vs English: no shared words to read, so rules of their own (crossscript.py)
             verdict = relate_across(cand, candidate.text, best.features, n.text, n.similarity)
             target = n.id if verdict.targets else None
-            where = "other language; " + ("" if verdict.targets else "nearest is ")
-            decision = self._decision(verdict.action, target, f"{verdict.why}; {where}{scores}")
+            across = self._decision(verdict.action, target, verdict.code, **scores)
             # across scripts a decision under the related cosine rests on one visible sign
             thin = verdict.action != "add" and n.similarity < RELATED
-            return Judged(decision, n.id, "thin" if thin else "firm")
+            return Judged(across, n.id, "thin" if thin else "firm")
         if best.closeness < self.related and not (
             cand.change
             and best.closeness >= self.related - self.change_slack
             and best.lexical > 0.2
         ):
-            return self._firm(n.id, "add", None, f"nothing close enough; nearest is {scores}")
+            return self._firm(n.id, "add", None, "nothing_close", scores)
         return self._relate(cand, candidate.category, best, scores)
 
     @staticmethod
@@ -124,7 +130,7 @@ class OfflineArbiter:
         out.sort(key=lambda m: -m.closeness)
         return out
 
-    def _relate(self, cand: TextFeatures, category: str, best: _Match, scores: str) -> Judged:
+    def _relate(self, cand: TextFeatures, category: str, best: _Match, scores: Scores) -> Judged:
         tgt = best.features
         tid = best.neighbour.id
         al = align(best.neighbour.text, cand.text)
@@ -185,37 +191,19 @@ class OfflineArbiter:
                 same_subject = shown = False
             if not (shown or same_subject):
                 # it says something changed, but not visibly this memory's subject: ask a person
-                return Judged(
-                    self._decision(
-                        "conflict",
-                        tid,
-                        f"the candidate says something changed but it is unclear it is this "
-                        f"memory; {scores}",
-                    ),
-                    tid,
-                    "unsure",
-                )
-            decision = self._decision(
-                "supersede",
-                tid,
-                f"the candidate says it changed ({what or 'new wording'}) and replaces {scores}",
-            )
+                unclear = self._decision("conflict", tid, "change_unclear", **scores)
+                return Judged(unclear, tid, "unsure")
+            changed = self._decision("supersede", tid, "changed", what=what, **scores)
             # no visible difference, or only the change marker's lower bar: thin evidence
             thin = not shown or best.closeness < self.related
-            return Judged(decision, tid, "thin" if thin else "firm")
+            return Judged(changed, tid, "thin" if thin else "firm")
         if refines and not negation_flip and not substituted:
-            return self._firm(
-                tid, "update", tid, f"the candidate repeats the memory and adds detail; {scores}"
-            )
+            return self._firm(tid, "update", tid, "refines", scores)
         if substituted and outcomes and not (numbers_changed or negation_flip):
-            return self._firm(
-                tid, "add", None, f"another outcome about something else; nearest is {scores}"
-            )
+            return self._firm(tid, "add", None, "another_outcome", scores)
         if numbers_changed or negation_flip or substituted:
             what = self._what_changed(numbers_changed, negation_flip, substituted)
-            decision = self._decision(
-                "conflict", tid, f"{what}, without saying which is current; {scores}"
-            )
+            differs = self._decision("conflict", tid, "differs", what=what, **scores)
             # thin: a negation alone in sentences otherwise about other things, or another word
             # where the numbers agree ("staging is PostgreSQL 14" / "production is PostgreSQL
             # 14": the word differing is likely the subject, the value being the same)
@@ -224,39 +212,32 @@ class OfflineArbiter:
             thin = not numbers_changed and (
                 (unaligned and not substituted) or (same_value and not negation_flip)
             )
-            return Judged(decision, tid, "thin" if thin else "firm")
+            return Judged(differs, tid, "thin" if thin else "firm")
         if al.shared_a >= 0.95 and al.novel_b >= 2:
             # "prefers tabs" -> "prefers tabs in Go files": a narrower fact, not the same one
-            return self._firm(
-                tid,
-                "add",
-                None,
-                f"repeats the memory with a qualifier; kept both; nearest is {scores}",
-            )
+            return self._firm(tid, "add", None, "qualifier", scores)
         if (
             best.closeness >= self.same
             and not (cand.numbers ^ tgt.numbers)
             and max(al.novel_a, al.novel_b) <= 2
         ):
-            return self._firm(tid, "duplicate", tid, f"same meaning as {scores}")
-        return self._firm(tid, "add", None, f"related but says something new; nearest is {scores}")
+            return self._firm(tid, "duplicate", tid, "same_meaning", scores)
+        return self._firm(tid, "add", None, "related_new", scores)
 
     @staticmethod
-    def _what_changed(numbers: bool, negation: bool, value: bool) -> str:
-        parts = []
-        if numbers:
-            parts.append("a number, version or date differs")
-        if negation:
-            parts.append("one side negates the other")
-        if value:
-            parts.append("a different value for the same subject")
-        return ", ".join(parts)
+    def _what_changed(numbers: bool, negation: bool, value: bool) -> list[str]:
+        """What differs, as the codes of reasons.DIFFERENCES."""
+        return [
+            w for w, seen in (("number", numbers), ("negation", negation), ("value", value)) if seen
+        ]
 
     def _firm(
-        self, about: int | str, action: Action, target: int | str | None, reason: str
+        self, about: int | str, action: Action, target: int | str | None, code: str, scores: Scores
     ) -> Judged:
         """A decision on neighbour `about` that the rules accept on any neighbour."""
-        return Judged(self._decision(action, target, reason), about)
+        return Judged(self._decision(action, target, code, **scores), about)
 
-    def _decision(self, action: Action, target: int | str | None, reason: str) -> Decision:
-        return Decision(action=action, target_id=target, reason=reason, arbiter=self.name)
+    def _decision(
+        self, action: Action, target_id: int | str | None, code: str, /, **params: object
+    ) -> Decision:
+        return decision(action, target_id, self.name, code, **params)

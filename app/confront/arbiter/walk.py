@@ -28,10 +28,11 @@ ones passed over.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from app.confront.arbiter.base import DESTRUCTIVE, Decision
+from app.confront.arbiter.reasons import amended
 
 # "firm": evidence the rules accept on any neighbour; "thin": accepted on the closest neighbour
 # only; "unsure": a conflict raised because the subject is unclear
@@ -47,26 +48,25 @@ class Judged:
     evidence: Evidence = "firm"
 
 
-def _passed(closer: list[Judged]) -> str:
-    """'3 (unrelated), 5 (unclear)': the closer neighbours passed over, for the reason."""
+def _passed(closer: list[Judged]) -> list[list[object]]:
+    """[[3, "unrelated"], [5, "unclear"]]: the closer neighbours passed over, for the reason."""
 
     def why(j: Judged) -> str:
         if j.decision.action == "add":
             return "unrelated"
         return "conflicting" if j.evidence == "firm" else "unclear"
 
-    return ", ".join(f"{j.neighbour_id} ({why(j)})" for j in closer)
+    return [[j.neighbour_id, why(j)] for j in closer]
 
 
 def _on_farther(chosen: Judged, closer: list[Judged], why: str = "") -> Decision:
-    """`chosen`'s decision, noting the closer neighbours passed; with `why`, or on thin evidence,
-    an overwrite becomes a conflict for a person to settle."""
+    """`chosen`'s decision, noting the closer neighbours passed; with `why` (a code of
+    reasons.SETTLES), or on thin evidence, an overwrite becomes a conflict for a person."""
     d = chosen.decision
-    note = f"; decided on {chosen.neighbour_id}, not the closer {_passed(closer)}"
+    note: dict[str, object] = {"decided_on": chosen.neighbour_id, "passed": _passed(closer)}
     if d.action in DESTRUCTIVE and (why or chosen.evidence == "thin"):
-        why = why or "the evidence being thinner than on the closest memory"
-        return replace(d, action="conflict", reason=f"a person settles it, {why}: {d.reason}{note}")
-    return replace(d, reason=d.reason + note)
+        return amended(d, "conflict", settles=why or "thinner", **note)
+    return amended(d, **note)
 
 
 def _taken(judged: Judged, past_add: bool) -> bool:
@@ -100,7 +100,7 @@ def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
                 # it repeats, refines or replaces a farther memory, yet contradicts a closer
                 # one: which memory it is about is for a person to say (an update taken here
                 # gave Bob's review habit Alice's text in the mixed holdout set)
-                return _on_farther(judged, [closest], "a closer memory conflicting as well")
+                return _on_farther(judged, [closest], "closer_conflicting")
         return closest.decision
     # an `add`, an unsure conflict or a thin one: the first decision farther out worth taking
     closer = [closest]
@@ -109,7 +109,7 @@ def first_decided(closest: Judged, farther: Iterable[Judged]) -> Decision:
             if action == "add" and judged.decision.action == "supersede":
                 # a closer memory is related and stays as it is: which memory the change is
                 # about is less certain than on the closest, and a supersede retires a memory
-                return _on_farther(judged, closer, "the memory it would replace not the closest")
+                return _on_farther(judged, closer, "not_closest")
             return _on_farther(judged, closer)
         closer.append(judged)
     return closest.decision

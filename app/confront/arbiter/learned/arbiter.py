@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from app.confront.arbiter.base import ACTIONS, DESTRUCTIVE, Action, Candidate, Decision, Neighbour
 from app.confront.arbiter.features import analyse
 from app.confront.arbiter.learned.model import Model, load
-from app.confront.arbiter.learned.pair import WORDS, Side, pair_vector
+from app.confront.arbiter.learned.pair import Side, pair_vector
 from app.confront.arbiter.offline import OfflineArbiter
+from app.confront.arbiter.reasons import decision
 
 # neighbours read per candidate: the memory a candidate is about is rarely farther out
 READ = 6
@@ -100,31 +101,34 @@ class LearnedArbiter:
         v = verdict(self.model, readings(candidate, neighbours))
         if v.reading is None:
             if not v.chances:
-                return self._decision("add", None, "no similar memory found to compare with")
-            return self._decision(
-                "add", None, f"nothing here is about the same thing ({1 - v.chances[0]:.0%})"
-            )
+                return decision("add", None, self.name, "no_neighbours")
+            sure = _percent(1 - v.chances[0])
+            return decision("add", None, self.name, "learned_unrelated", sure=sure)
         n = v.reading.neighbour
         k = ACTIONS.index(v.held_back or v.action)
-        sure = v.chances[k]
-        seen = [
-            WORDS[name]
+        signs = [
+            name
             for name, push in self.model.contributions(v.reading.row, ACTIONS[k])
             if push > 0.15
         ][:3]
-        what = "; ".join(seen) or "no single sign"
-        cos = "-" if n.similarity is None else f"{n.similarity:.2f}"
-        scores = f"{n.id}: closeness {v.reading.closeness:.2f} (cosine {cos})"
-        if v.held_back is not None:
-            then = "a person settles it" if v.action == "conflict" else "kept both"
-            reason = (
-                f"looks like {v.held_back} ({sure:.0%} sure, not enough to overwrite): "
-                f"{then}; {what}; {scores}"
-            )
-        else:
-            reason = f"{v.action} ({sure:.0%} sure): {what}; {scores}"
+        cos = None if n.similarity is None else round(n.similarity, 2)
+        said: dict[str, object] = {
+            "sure": _percent(v.chances[k]),
+            "signs": signs,
+            "target": n.id,
+            "closeness": round(v.reading.closeness, 2),
+            "cosine": cos,
+        }
         target = n.id if v.action != "add" else None
-        return self._decision(v.action, target, reason)
+        if v.held_back is not None:
+            then = "conflict" if v.action == "conflict" else "add"
+            return decision(
+                v.action, target, self.name, "learned_held_back",
+                held_back=v.held_back, then=then, **said,
+            )  # fmt: skip
+        return decision(v.action, target, self.name, "learned", action=v.action, **said)
 
-    def _decision(self, action: Action, target: int | str | None, reason: str) -> Decision:
-        return Decision(action=action, target_id=target, reason=reason, arbiter=self.name)
+
+def _percent(chance: float) -> int:
+    """A chance as the reason says it: a whole percentage, rounded as "{:.0%}" rounds."""
+    return int(f"{chance * 100:.0f}")

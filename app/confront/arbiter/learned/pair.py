@@ -2,7 +2,7 @@
 
 Every feature is something a person could check by reading both texts (or the embedder's
 cosine), so a decision can be explained by the features that weighed most. The list is the
-model's contract: `FEATURES` names each column, in order, and the model file records it.
+model's contract: `NAMES` names each column, in order, and the model file records it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from app.confront.arbiter.features import (
     containment,
     lexical_similarity,
 )
+from app.confront.arbiter.reasons import SIGNS
 
 _SEPARATOR = re.compile(r"[,;，；。:：]")
 # suffixes folded before comparing bags of words, longest first ("indenting" / "indentation")
@@ -27,50 +28,49 @@ _SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ed",
 _SPELT = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _NUMBER_WORDS = {word: str(i) for i, word in enumerate((*_SPELT, "eleven", "twelve"))}
 
-# (name, words for a person reading the reason)
-FEATURES: tuple[tuple[str, str], ...] = (
-    ("bias", "the prior"),
-    ("cosine", "the embedder finds them close"),
-    ("no_cosine", "one side is not embedded yet"),
-    ("cosine_sq", "the embedder finds them very close"),
-    ("lexical", "they share words"),
-    ("contains_old", "the candidate repeats the memory's words"),
-    ("contains_new", "the memory holds the candidate's words"),
-    ("shared_old", "the memory's words line up with the candidate"),
-    ("shared_new", "the candidate's words line up with the memory"),
-    ("novel_old", "the memory says things the candidate does not"),
-    ("novel_new", "the candidate says things the memory does not"),
-    ("substituted", "a word was replaced by another"),
-    ("swapped", "two words changed places"),
-    ("numbers_differ", "a number, version or date differs"),
-    ("numbers_new", "the candidate brings a number"),
-    ("numbers_lost", "the memory's number is missing"),
-    ("numbers_same", "the same numbers on both sides"),
-    ("negation_flip", "one side negates the other"),
-    ("change_new", "the candidate says something changed"),
-    ("change_old", "the memory itself says something changed"),
-    ("refine_new", "the candidate adds a detail (also, 另外)"),
-    ("second_clause", "the candidate has a second clause"),
-    ("other_script", "one is Chinese, the other English"),
-    ("same_category", "both are of the same kind"),
-    ("outcomes", "both are task outcomes"),
-    ("longer", "the candidate is longer"),
-    ("bag_old_in_new", "every word of the memory is in the candidate, in any order"),
-    ("bag_new_in_old", "every word of the candidate is in the memory, in any order"),
-    ("closest", "it is the closest memory"),
-    ("behind_best", "a closer memory looks more like the candidate"),
-    ("change_x_substituted", "it says it changed, and a value was replaced"),
-    ("change_x_numbers", "it says it changed, and a number differs"),
-    ("change_x_negation", "it says it changed, and one side negates"),
-    ("change_x_cosine", "it says it changed, about something close"),
-    ("negation_x_cosine", "one side negates the other, about something close"),
-    ("substituted_x_cosine", "a value was replaced, in sentences otherwise close"),
-    ("novel_x_contains", "it repeats the memory and says more"),
-    ("other_x_cosine", "a translation of the memory"),
-    ("bags_x_cosine", "the same words in another order, and close"),
+# each column's name, in order; a person reads each as reasons.SIGNS words it
+NAMES: tuple[str, ...] = (
+    "bias",
+    "cosine",
+    "no_cosine",
+    "cosine_sq",
+    "lexical",
+    "contains_old",
+    "contains_new",
+    "shared_old",
+    "shared_new",
+    "novel_old",
+    "novel_new",
+    "substituted",
+    "swapped",
+    "numbers_differ",
+    "numbers_new",
+    "numbers_lost",
+    "numbers_same",
+    "negation_flip",
+    "change_new",
+    "change_old",
+    "refine_new",
+    "second_clause",
+    "other_script",
+    "same_category",
+    "outcomes",
+    "longer",
+    "bag_old_in_new",
+    "bag_new_in_old",
+    "closest",
+    "behind_best",
+    "change_x_substituted",
+    "change_x_numbers",
+    "change_x_negation",
+    "change_x_cosine",
+    "negation_x_cosine",
+    "substituted_x_cosine",
+    "novel_x_contains",
+    "other_x_cosine",
+    "bags_x_cosine",
 )
-NAMES: tuple[str, ...] = tuple(name for name, _ in FEATURES)
-WORDS: dict[str, str] = dict(FEATURES)
+WORDS: dict[str, str] = {name: SIGNS[name][0] for name in NAMES}
 
 
 @dataclass(frozen=True)
