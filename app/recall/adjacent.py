@@ -18,7 +18,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.clock import to_iso
-from app.db import dbapi
+from app.db import dbapi, is_postgres
 
 NEIGHBOUR_WINDOW = 2
 NEIGHBOUR_WEIGHT = 0.4
@@ -42,12 +42,25 @@ def _neighbour_rows(
         bounds.append(to_iso(until))
     marks = ", ".join("?" * len(ids))
     sides, params = [], []
+    # PostgreSQL runs the IN-subquery form once per row of the whole tape (a second per
+    # search at a few thousand entries); a LATERAL join, which SQLite lacks, runs it
+    # once per hit, as SQLite runs the other.
+    lateral = is_postgres(s)
     for op, order in (("<", "DESC"), (">", "ASC")):
-        sides.append(
-            "SELECT h.id, h.seq, n.id, n.seq FROM tape_entries h JOIN tape_entries n "
-            f"ON n.id IN (SELECT x.id FROM tape_entries x WHERE {cond} AND x.seq {op} h.seq "
-            f"ORDER BY x.seq {order} LIMIT {NEIGHBOUR_WINDOW}) WHERE h.id IN ({marks})"
+        nearest = (
+            f"FROM tape_entries x WHERE {cond} AND x.seq {op} h.seq "
+            f"ORDER BY x.seq {order} LIMIT {NEIGHBOUR_WINDOW}"
         )
+        if lateral:
+            sides.append(
+                "SELECT h.id, h.seq, n.id, n.seq FROM tape_entries h "
+                f"CROSS JOIN LATERAL (SELECT x.id, x.seq {nearest}) n WHERE h.id IN ({marks})"
+            )
+        else:
+            sides.append(
+                "SELECT h.id, h.seq, n.id, n.seq FROM tape_entries h JOIN tape_entries n "
+                f"ON n.id IN (SELECT x.id {nearest}) WHERE h.id IN ({marks})"
+            )
         params.extend([*bounds, *ids])
     # Plain DB-API call: this runs on every search, and SQLAlchemy's text() compile
     # with dozens of bound names costs more than the query itself.
