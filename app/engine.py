@@ -75,6 +75,7 @@ from app.runtime import Runtime
 from app.tape import ledger as tape
 from app.tape import threads as tape_threads
 from app.transfer import jsonl as transfer
+from app.transfer import move
 from app.vault import (
     KEYSTORE,
     AccessRequest,
@@ -412,6 +413,12 @@ class Engine:
     def import_(self, path: Path) -> dict[str, int]:
         """Load an export into this (empty) home."""
         return transfer.import_(self._rt, path)
+
+    def copy_to(self, target: Engine, work: Path) -> dict[str, int]:
+        """Copy this whole home into `target`'s empty database: its rows, its id, its
+        vault and agent tokens, checked by export equality (export files in `work`).
+        `tapemind migrate` moves a home this way."""
+        return move.copy(self._rt, target._rt, work)
 
     # -- retrieval -----------------------------------------------------------
 

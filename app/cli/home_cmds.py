@@ -93,6 +93,42 @@ def export_(state: State, out: str) -> None:
         click.echo(f"Exported {counted(sum(counts.values()), 'row')} to {out}.")
 
 
+@click.command()
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    metavar="URL|embedded",
+    help="postgresql://USER@HOST/DB (an empty database), or `embedded` to bring the home "
+    "back into its own file.",
+)
+@json_option
+@pass_state
+def migrate(state: State, to: str) -> None:
+    """Move the home's memories, tape and vault to another database, checked row for row.
+
+    The home directory stays; its old database file is kept in before-migrate-TIME/."""
+    from app.host.move import move_home
+
+    report = move_home(home_path(state), to)
+    total = sum(report.rows.values())
+    if state.as_json:
+        emit_json(
+            {
+                "home": str(report.home),
+                "to": report.to,
+                "rows": report.rows,
+                "kept": str(report.kept),
+            }
+        )
+    else:
+        where = "PostgreSQL" if report.to == "postgresql" else "its own file"
+        click.echo(
+            f"Moved {counted(total, 'row')} of {report.home} to {where}, checked row for row."
+        )
+        click.echo(f"The old copy is kept in {report.kept}; the vector index is built again.")
+
+
 @click.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @json_option
@@ -102,7 +138,9 @@ def import_(state: State, file: Path) -> None:
     if not file.expanduser().is_file():
         # Before the home is created: a mistyped path must not leave an empty home behind.
         raise InvalidInput(f"No export file at {file}: give the path `tapemind export` wrote.")
-    engine = state.engine(create=not (home_path(state) / "tapemind.db").exists())
+    from app import is_home
+
+    engine = state.engine(create=not is_home(home_path(state)))
     counts = engine.import_(file)
     if state.as_json:
         emit_json({"file": str(file), "rows": counts})
@@ -204,5 +242,5 @@ def doctor(state: State, repair: bool) -> None:
 
 
 def register(cli: click.Group) -> None:
-    for command in (init, audit, export_, import_, demo, doctor):
+    for command in (init, audit, export_, import_, migrate, demo, doctor):
         cli.add_command(command)

@@ -18,8 +18,9 @@ from app.db import disk, fulltext, home, integrity
 from app.db.filters import Filters, memory_conditions, tape_conditions
 from app.db.fulltext import FTS_TABLES, drop_agent_terms, drop_terms, purge, put_terms, tsquery
 from app.db.home import check_openable, db_path, doctor_home, is_home, keep_private, resolve
-from app.db.ids import next_ids
+from app.db.ids import catch_up_sequences, next_ids
 from app.db.integrity import DoctorReport, doctor
+from app.db.order import write_order
 from app.db.qmark import Qmark
 from app.db.schema import (
     NOT_EXPORTED,
@@ -86,6 +87,7 @@ __all__ = [
     "Tx",
     "VaultMetaRow",
     "VaultRotationJournalRow",
+    "catch_up_sequences",
     "check_openable",
     "column_list",
     "db_path",
@@ -110,4 +112,5 @@ __all__ = [
     "resolve",
     "tape_conditions",
     "tsquery",
+    "write_order",
 ]

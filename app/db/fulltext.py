@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import text
 
 from app.db.qmark import Qmark
-from app.text import index_tokens, token_string
+from app.text import index_tokens, text_terms, token_string
 
 FTS_TABLES = ("memory_fts", "tape_fts")
 # The rows each full-text table indexes: (table, text column, which rows).
@@ -28,8 +28,12 @@ def rebuild(conn: Any) -> None:
     at a time (a big tape never sits in memory whole). `conn` is a SQLAlchemy
     connection inside the caller's transaction: an import, or a migration when the
     token rules change."""
+    postgres = conn.dialect.name == "postgresql"
     for fts, (table, column, where) in _SOURCES.items():
-        conn.execute(text(f"DELETE FROM {fts}"))
+        if postgres:  # the terms are a column of each row: every row gets them anew
+            conn.execute(text(f"UPDATE {table} SET terms = NULL WHERE terms IS NOT NULL"))
+        else:
+            conn.execute(text(f"DELETE FROM {fts}"))
         last = 0
         while True:
             rows = conn.execute(
@@ -41,8 +45,14 @@ def rebuild(conn: Any) -> None:
             ).all()
             if not rows:
                 break
-            batch = [{"id": i, "tokens": index_tokens(body, agent)} for i, agent, body in rows]
-            conn.execute(text(f"INSERT INTO {fts} (rowid, tokens) VALUES (:id, :tokens)"), batch)
+            if postgres:
+                db = Qmark(conn.connection.driver_connection)
+                put_terms(db, fts, [(i, agent, text_terms(body)) for i, agent, body in rows])
+            else:
+                batch = [{"id": i, "tokens": index_tokens(body, agent)} for i, agent, body in rows]
+                conn.execute(
+                    text(f"INSERT INTO {fts} (rowid, tokens) VALUES (:id, :tokens)"), batch
+                )
             last = rows[-1][0]
 
 

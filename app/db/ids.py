@@ -9,7 +9,10 @@ per-agent `seq` is the gap-free order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+from sqlalchemy import text
 
 from app.db.qmark import Qmark
 
@@ -31,3 +34,22 @@ def next_ids(db: Any, table: str, count: int) -> list[int]:
         return sorted(int(r[0]) for r in rows)
     first = int(db.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0]) + 1
     return list(range(first, first + count))
+
+
+def catch_up_sequences(conn: Any, tables: Sequence[str]) -> None:
+    """After rows were written with their own ids (an import), make each of `tables`'
+    id sequence hand out ids past them, inside the caller's transaction (`conn`, a
+    SQLAlchemy connection). SQLite needs nothing: its next id is the largest one's
+    successor."""
+    if conn.dialect.name != "postgresql":
+        return
+    for table in tables:
+        sequence = conn.execute(
+            text("SELECT pg_get_serial_sequence(:t, 'id')"), {"t": table}
+        ).scalar()
+        if sequence is None:  # its ids are not a sequence's (a secret's is a text)
+            continue
+        conn.execute(
+            text(f"SELECT setval(:s, coalesce(max(id), 0) + 1, false) FROM {table}"),
+            {"s": sequence},
+        )

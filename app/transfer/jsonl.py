@@ -19,7 +19,14 @@ from sqlalchemy import Table, insert, select, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import SQLModel
 
-from app.db import NOT_EXPORTED, NOT_EXPORTED_PREFIXES, SECRET_COLUMNS, fulltext
+from app.db import (
+    NOT_EXPORTED,
+    NOT_EXPORTED_PREFIXES,
+    SECRET_COLUMNS,
+    catch_up_sequences,
+    fulltext,
+    write_order,
+)
 from app.errors import InvalidInput
 from app.events import Event, event_name
 from app.limits import MAX_ID
@@ -182,11 +189,13 @@ def import_(rt: Runtime, path: Path) -> dict[str, int]:
             # memories.superseded_by may point forward; check keys at commit.
             conn.execute(text("PRAGMA defer_foreign_keys = ON"))
         try:
-            for name, table in known.items():
+            for name in write_order(conn, list(known)):
                 if rows := batches.get(name):
-                    conn.execute(insert(table), rows)
+                    conn.execute(insert(known[name]), rows)
         except (SQLAlchemyError, ValueError, TypeError, OverflowError) as exc:
             raise _refused(path, exc) from None
+        # The rows came with their ids: new ones are handed out past them.
+        catch_up_sequences(conn, [t for t, table in known.items() if "id" in table.c])
         now = rt.now_iso()
         conn.execute(
             text(

@@ -83,3 +83,83 @@ def test_a_damaged_database_file_says_how_to_write_it_again(pg_url: str, tmp_pat
     (home / "database.json").write_text("{", encoding="utf-8")
     out = _run(home, "agent", "list", ok=False)
     assert "does not say where this home's database is" in out
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()[1:]  # past the header's time
+
+
+def test_an_embedded_home_exported_and_imported_on_postgresql_is_the_same_home(
+    pg_url: str, tmp_path: Path
+) -> None:
+    with Engine.open(tmp_path / "embedded", create=True) as embedded:
+        embedded.add_agent("cc")
+        ids = embedded.append("cc", [
+            {"thread": "t1", "role": "user", "text": "我们用 Hugo 写博客，部署在周五。"},
+            {"thread": "t1", "role": "assistant", "text": "Noted: the blog is built with Hugo."},
+        ]).ids  # fmt: skip
+        embedded.remember("cc", "用户用 Hugo 写博客", "project_fact", sources=list(ids[:1]))
+        embedded.remember("cc", "The user deploys on Fridays.", "project_fact")
+        embedded.export(tmp_path / "embedded.jsonl")
+
+    with Engine.open(tmp_path / "team", create=True, database_url=pg_url) as team:
+        team.import_(tmp_path / "embedded.jsonl")
+        team.export(tmp_path / "team.jsonl")
+        assert _lines(tmp_path / "team.jsonl") == _lines(tmp_path / "embedded.jsonl")
+        # Its words are found, in Chinese too, and what is written next gets new ids.
+        hits = team.search("cc", "博客", mode="fulltext", scope="memories").hits
+        assert [h.text for h in hits] == ["用户用 Hugo 写博客"]
+        more = team.append("cc", [{"thread": "t2", "role": "user", "text": "再写一篇"}]).ids
+        assert min(more) > max(ids)
+        made = team.remember("cc", "The user writes in Markdown.", "preference")
+        assert made.memory is not None
+
+
+def test_migrate_moves_a_home_to_postgresql_and_back_with_its_vault_and_tokens(
+    pg_url: str, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    with Engine.open(home, create=True) as embedded:
+        embedded.add_agent("cc")
+        token = embedded.agent_token("cc").token
+        embedded.append("cc", [{"thread": "t1", "role": "user", "text": "部署脚本在 ops 仓库里"}])
+        embedded.remember("cc", "用户的部署脚本在 ops 仓库", "project_fact")
+        embedded.set_secret("DEPLOY_KEY", "dk-7Hq-部署-9")
+        embedded.export(tmp_path / "before.jsonl")
+
+    moved = json.loads(_run(home, "--json", "migrate", "--to", pg_url))
+    assert moved["to"] == "postgresql" and moved["rows"]["memories"] == 1
+    assert (home / "database.json").exists() and not (home / "tapemind.db").exists()
+    assert (Path(moved["kept"]) / "tapemind.db").exists()  # the old copy, kept
+    assert pg_url not in json.dumps(moved)
+    with Engine.open(home) as team:
+        assert team.agent_for_token(token) == "cc"  # the agent's token still opens it
+        assert team.reveal_secret("DEPLOY_KEY") == "dk-7Hq-部署-9"
+        hits = team.search("cc", "部署脚本", mode="fulltext", scope="memories").hits
+        assert [h.text for h in hits] == ["用户的部署脚本在 ops 仓库"]
+        team.remember("cc", "The user reviews deploys on Mondays.", "preference")
+
+    again = _run(home, "migrate", "--to", pg_url, ok=False)
+    assert "in that database already" in again
+    back = json.loads(_run(home, "--json", "migrate", "--to", "embedded"))
+    assert back["to"] == "embedded"
+    assert (home / "tapemind.db").exists() and not (home / "database.json").exists()
+    with Engine.open(home) as embedded:
+        assert embedded.reveal_secret("DEPLOY_KEY") == "dk-7Hq-部署-9"
+        texts = sorted(m.text for m in embedded.memories("cc"))
+        assert texts == ["The user reviews deploys on Mondays.", "用户的部署脚本在 ops 仓库"]
+
+
+def test_migrate_refuses_a_database_that_holds_a_home_and_changes_nothing(
+    pg_url: str, tmp_path: Path
+) -> None:
+    _run(tmp_path / "other", "init", "--database", pg_url)
+    _run(tmp_path / "other", "agent", "add", "someone")
+    home = tmp_path / "home"
+    _run(home, "init")
+    _run(home, "agent", "add", "cc")
+    out = _run(home, "migrate", "--to", pg_url, ok=False)
+    assert "already holds a Tapemind home" in out and "Nothing was changed" in out
+    assert not any(p.name.startswith(("before-migrate", ".migrating")) for p in home.iterdir())
+    assert (home / "tapemind.db").exists() and not (home / "database.json").exists()
+    assert "cc" in _run(home, "agent", "list")
