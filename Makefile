@@ -60,12 +60,14 @@ run: system-run setup
 arbiter-model: setup
 	$(BIN)/python bench/arbiter_fit.py
 
-## Run every test (Qt offscreen; the tray's test under Xvfb and a private desktop bus);
-## the real-keyring tests: make test-keyring.
+## Run every test (Qt offscreen; the tray's test under Xvfb and a private desktop bus),
+## one test process per core (at most 4), then the engine's tests again on a home kept in
+## PostgreSQL (started from pgserver); the real-keyring tests: make test-keyring.
 test: system-test setup setup-node
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/lint-imports
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --maxprocesses 4 -m "not keyring_real"
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --fast --backend postgresql tests/engine
 
 ## The engine core in under a minute: no subprocesses, no Qt, a hashing embedder for models,
 ## one test process per core (its tests share nothing but the machine).
