@@ -268,9 +268,9 @@ def decision(
 
 def amended(d: Decision, action: Action | None = None, /, **params: object) -> Decision:
     """`d` with more parameters (and another action), its English made again. A decision
-    without a code (free text) keeps its text: there is nothing to make it from."""
+    without a code (free text) keeps its text, with what the walk adds said after it."""
     if d.reason_code is None:
-        return replace(d, action=action or d.action)
+        return replace(d, action=action or d.action, reason=_walked(d.reason, params, False))
     merged = {**d.reason_params, **params}
     code = d.reason_code
     return Decision(action or d.action, d.target_id, render(code, merged), d.arbiter, code, merged)
