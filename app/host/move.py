@@ -90,7 +90,10 @@ def _switch(path: Path, made: Path, *, to_embedded: bool) -> Path:
             os.replace(made / name, path / name)
         os.replace(path / homes.DATABASE_FILE, kept / homes.DATABASE_FILE)
     else:
-        # database.json goes in (and wins over tapemind.db); then the old file goes.
+        # database.json goes in (and wins over tapemind.db); then the old file goes. From
+        # one PostgreSQL database to another, the old URL is kept with the old copy.
+        if (path / homes.DATABASE_FILE).exists():
+            shutil.copy2(path / homes.DATABASE_FILE, kept / homes.DATABASE_FILE)
         os.replace(made / homes.DATABASE_FILE, path / homes.DATABASE_FILE)
         for name in _sqlite_files(path):
             os.replace(path / name, kept / name)

@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from app import Engine, HomeBusy
 from app.cli.main import cli as tapemind
+from tests.pg import fresh_database
 
 
 def _run(home: Path, *args: str, ok: bool = True, env: dict[str, str] | None = None) -> str:
@@ -163,3 +165,18 @@ def test_migrate_refuses_a_database_that_holds_a_home_and_changes_nothing(
     assert not any(p.name.startswith(("before-migrate", ".migrating")) for p in home.iterdir())
     assert (home / "tapemind.db").exists() and not (home / "database.json").exists()
     assert "cc" in _run(home, "agent", "list")
+
+
+def test_migrate_between_two_databases_keeps_the_old_url_with_the_old_copy(
+    pg_server: Any, pg_url: str, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    _run(home, "init", "--database", pg_url)
+    _run(home, "agent", "add", "cc")
+    _run(home, "remember", "--agent", "cc", "--category", "preference", "用户喜欢喝乌龙茶")
+    other = fresh_database(pg_server)
+    moved = json.loads(_run(home, "--json", "migrate", "--to", other))
+    kept = json.loads((Path(moved["kept"]) / "database.json").read_text(encoding="utf-8"))
+    assert kept["url"] == pg_url
+    listed = json.loads(_run(home, "--json", "memory", "list", "--agent", "cc"))
+    assert [m["text"] for m in listed] == ["用户喜欢喝乌龙茶"]
