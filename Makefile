@@ -60,15 +60,18 @@ run: system-run setup
 arbiter-model: setup
 	$(BIN)/python bench/arbiter_fit.py
 
-## Run every test: all but the desktop app's one test process per core (at most 4); the
+## Run every test: all but the desktop app's in TEST_PROCESSES test processes; the
 ## app's in one process (Qt offscreen; the tray's test under Xvfb and a private desktop
 ## bus: PySide6 can deadlock deleting an earlier test's widgets mid-signal when a process
 ## runs another order of them); then the engine's tests again on a home kept in
 ## PostgreSQL (started from pgserver). The real-keyring tests: make test-keyring.
+# Most tests wait on processes they start (hosts, stdio servers, the CLI): one more test
+# process than cores keeps the cores busy while they wait.
+TEST_PROCESSES ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$((n + 1)))
 test: system-test setup setup-node
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 -m "not keyring_real" --ignore=tests/ui
+	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist worksteal -m "not keyring_real" --ignore=tests/ui
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real" tests/ui
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --fast --backend postgresql tests/engine
 
