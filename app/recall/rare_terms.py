@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from app.db import Qmark
+from app.db import Qmark, tsquery
 from app.recall import okapi, terms_column
 from app.recall.documents import Documents
 from app.runtime import Runtime, Slot
@@ -151,7 +151,7 @@ def best_rows(
     terms = [t for g in groups for t in g]
     df = group_counts(groups, document_counts(db, table, terms, cache))
     picked = pick(groups, df, POSTINGS_BUDGET) if sum(df.values()) > POSTINGS_BUDGET else groups
-    literal = terms_column.tsquery_literal([g for g in picked if df[g]], None)
+    literal = tsquery([g for g in picked if df[g]], None)
     if literal is None:
         return []
     condition, params = where

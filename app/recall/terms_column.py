@@ -24,24 +24,12 @@ TABLES = {"memory_fts": "memories", "tape_fts": "tape_entries"}
 Group = tuple[str, ...]
 
 
-def tsquery_literal(
-    groups: Sequence[Group], agent_id: int | None, *, any_term: bool = True
-) -> str | None:
-    return tsquery(groups, agent_id, any_term=any_term)
-
-
-def query(groups: Sequence[Group], agent_id: int | None, *, any_term: bool = True) -> str | None:
-    """The `tsquery` text of `groups` (each group's variants OR'ed), for one agent's rows
-    unless `agent_id` is None; None when there is no term."""
-    return tsquery_literal(groups, agent_id, any_term=any_term)
-
-
 def document_counts(db: Any, fts: str, terms: Sequence[str]) -> dict[str, int]:
     """How many rows of `fts`'s table hold each of `terms` (every agent's, as fts5vocab
     counts them): one GIN count per term, in one statement."""
     if not terms:
         return {}
-    literals = [tsquery_literal([(t,)], None) for t in terms]
+    literals = [tsquery([(t,)], None) for t in terms]
     rows = db.execute(
         f"SELECT q.i, (SELECT count(*) FROM {TABLES[fts]} WHERE terms @@ CAST(q.t AS tsquery)) "
         "FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS q(t, i)",
@@ -57,7 +45,7 @@ def agent_counts(db: Any, agent_id: int, groups: Sequence[Group]) -> list[int]:
     """How many of the agent's tape entries hold each group (its variants together)."""
     out: list[int] = []
     for group in groups:
-        literal = tsquery_literal([group], None)
+        literal = tsquery([group], None)
         row = db.execute(
             "SELECT count(*) FROM tape_entries WHERE agent_id = ? AND terms @@ CAST(? AS tsquery)",
             (agent_id, literal),
@@ -68,7 +56,7 @@ def agent_counts(db: Any, agent_id: int, groups: Sequence[Group]) -> list[int]:
 
 def matching(db: Any, fts: str, ids: Sequence[int], groups: Sequence[Group]) -> set[int]:
     """Those of rows `ids` that hold any term of `groups`."""
-    literal = tsquery_literal(groups, None)
+    literal = tsquery(groups, None)
     if literal is None or not ids:
         return set()
     rows = db.execute(
