@@ -93,12 +93,25 @@ def _postgres_refusal(exc: BaseException) -> TapemindError | None:
     name = type(getattr(exc, "orig", exc)).__name__
     if name == "NumericValueOutOfRange":  # an id past 64 bits, as on SQLite
         return _out_of_range()
+    if name == "LockNotAvailable":  # the writer lock (`postgres.hold_writer`)
+        return _busy("the home's PostgreSQL database")
     if name not in _SQLITE_ONLY:
         return None
     return HomeError(
         "This command does not run on a home kept in PostgreSQL yet; it runs on an "
         "embedded home (a directory without --database). Nothing was changed.",
         code="not_on_postgresql",
+    )
+
+
+def _busy(database: str) -> WriteBusy:
+    return WriteBusy(
+        f"{database[:1].upper()}{database[1:]} stayed locked by another writer for "
+        f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything "
+        "written before is intact. Try again; if it keeps happening, look for a "
+        "Tapemind process that is stuck (`tapemind serve`, an import).",
+        for_agents="Tapemind was busy with another long write: nothing of this call "
+        "was written, and nothing before it was lost. Call again in a moment.",
     )
 
 
@@ -244,7 +257,11 @@ class Store:
         with Session(self.engine, expire_on_commit=False, autoflush=False) as session:
             try:
                 # BEGIN IMMEDIATE: the write lock, waited for up to the busy timeout.
-                session.connection(execution_options={_WRITE: True})
+                conn = session.connection(execution_options={_WRITE: True})
+                if self.is_postgres:  # the same lock across every host of the database
+                    from app.db import postgres
+
+                    postgres.hold_writer(conn, BUSY_TIMEOUT_S)
                 yield session
                 session.commit()
             except BaseException as exc:
@@ -275,14 +292,7 @@ class Store:
             self.damaged = integrity.refuse(self.db, str(getattr(exc, "orig", exc)))
             return self.damaged
         if code == sqlite3.SQLITE_BUSY:
-            return WriteBusy(
-                f"The home's database ({self.where}) stayed locked by another writer for "
-                f"{BUSY_TIMEOUT_S:.0f} s: this change was not written, and everything "
-                "written before is intact. Try again; if it keeps happening, look for a "
-                "Tapemind process that is stuck (`tapemind serve`, an import).",
-                for_agents="Tapemind was busy with another long write: nothing of this call "
-                "was written, and nothing before it was lost. Call again in a moment.",
-            )
+            return _busy(f"The home's database ({self.where})")
         return None
 
     @contextmanager

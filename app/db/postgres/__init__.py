@@ -18,7 +18,7 @@ this package yet (see "Storage backends" in ARCHITECTURE.md).
 
 from app.db.postgres.connect import engine_for
 from app.db.postgres.fulltext import search
-from app.db.postgres.locks import hold_owner, job_key, try_job
+from app.db.postgres.locks import hold_owner, hold_writer, job_key, try_job
 from app.db.postgres.schema import FULLTEXT_TABLES, create, ensure_vector_index, metadata
 from app.db.postgres.sequence import reserve
 from app.db.postgres.tape import StoredEntry, insert_entries
@@ -32,6 +32,7 @@ __all__ = [
     "engine_for",
     "ensure_vector_index",
     "hold_owner",
+    "hold_writer",
     "insert_entries",
     "job_key",
     "metadata",

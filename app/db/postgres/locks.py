@@ -27,6 +27,22 @@ def try_job(conn: Connection, job: str) -> bool:
     return bool(got.scalar_one())
 
 
+# Every write transaction of every host takes this lock first, so writes to a home on
+# PostgreSQL follow one another as they do on SQLite (one writer at a time): what the
+# engine reads in a write (an agent's next sequence number, a memory's neighbours before
+# it is confronted, a conflict still open) cannot change under it. Writes are short
+# (a few ms); reads never take it.
+WRITER_JOB = "tapemind writer"
+
+
+def hold_writer(conn: Connection, wait_s: float) -> None:
+    """Take the writer lock for the rest of `conn`'s transaction, waiting at most
+    `wait_s` seconds (then PostgreSQL raises LockNotAvailable)."""
+    conn.execute(text(f"SET LOCAL lock_timeout = '{int(wait_s * 1000)}ms'"))
+    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": job_key(WRITER_JOB)})
+    conn.execute(text("SET LOCAL lock_timeout = 0"))
+
+
 # The key of the lock the process that owns a home kept in PostgreSQL holds while it has
 # the database open: the embedded home's `.lock`, for a home with no single directory.
 OWNER_JOB = "tapemind home owner"
