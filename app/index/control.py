@@ -151,7 +151,7 @@ def rebuild(rt: Runtime, model: str | None = None) -> IndexStatus:
     except Exception as exc:
         raise InvalidInput(f"The embedder {spec!r} cannot embed: {exc}") from None
     if embedder.name == current.name:
-        with svc.writer_lock:
+        with svc.writing():
             # Whatever state the directory is in (truncated, deleted, written over): it
             # goes, and the indexer embeds every row again from the database.
             svc.vectors.reset()
@@ -167,7 +167,7 @@ def rebuild(rt: Runtime, model: str | None = None) -> IndexStatus:
             svc.verify_cursor.clear()
             recovery.recovered(rt, svc)
         return status(rt)
-    with svc.writer_lock, rt.write() as s:
+    with svc.writing(), rt.write() as s:
         rows.set_meta(s, rows.META_TARGET, spec)
         rows.set_json(s, rows.META_CURSOR, {"memory": 0, "tape": 0, "done": []})
     return status(rt)

@@ -16,7 +16,6 @@ agent that dominates the table (see `app.db.postgres.vectors`).
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import time
@@ -29,12 +28,12 @@ import numpy.typing as npt
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from app.db.postgres import vectors as pgv
+from app.db import postgres
 from app.index.footprint import rss_mb
 from app.index.vector_process import StoreFault
 from app.index.vectors import SELF_K
 
-log = logging.getLogger(__name__)
+pgv = postgres.vectors  # the SQL of every call here
 
 # Above this many rows an agent that holds most of a model's rows is searched through
 # the HNSW graph; below it (or with a smaller share) exactly. Exact search over 20k

@@ -63,6 +63,7 @@ class IndexerStats:
     switched_to: str | None  # the model a finished rebuild switched to
     stalled: str | None = None  # why nothing could be written (a `stall.REASONS` code)
     verified: int = 0  # indexed rows searched for by their own vector (background runs)
+    elsewhere: bool = False  # another host of the database was indexing: nothing done here
 
 
 def runtime_of_engine(engine_or_rt: Any) -> Runtime:
@@ -302,7 +303,9 @@ def run_indexer_once(
     """
     rt = runtime_of_engine(engine_or_rt)
     svc = service_of(rt)
-    with svc.writer_lock:
+    with svc.writing(wait=not background) as ours:
+        if not ours:
+            return _elsewhere_stats(rt, svc)
         if background and time.monotonic() < svc.retry_at:
             return _stalled_stats(rt, svc, svc.stalls.held)
         try:
@@ -320,6 +323,17 @@ def run_indexer_once(
             raise recovery.error_for(stall, str(rt.home)) from None
         recovery.recovered(rt, svc)
         return stats
+
+
+def _elsewhere_stats(rt: Runtime, svc: RetrievalService) -> IndexerStats:
+    with rt.read() as s:
+        model = svc.active(s).name
+        queued = rows.queue_stats(s)
+    return IndexerStats(
+        model=model, embedded=0, deleted=0, requeued=0, rebuilt=0,
+        remaining=int(queued["memory"]) + int(queued["tape"]), seconds=0.0, rows_per_s=0.0,
+        reconciled=None, switched_to=None, elsewhere=True,
+    )  # fmt: skip
 
 
 def _stalled_stats(rt: Runtime, svc: RetrievalService, stall: IndexStall | None) -> IndexerStats:

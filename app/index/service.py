@@ -25,8 +25,9 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -129,6 +130,8 @@ class Pending:
         )  # fmt: skip
 
 
+# The cross-host lock of whatever writes the index (`RetrievalService.writing`).
+INDEX_JOB = "index"
 # The vector index of one model, on either kind of home.
 AnyIndex = RemoteIndex | DatabaseIndex
 
@@ -243,6 +246,16 @@ class RetrievalService:
     @property
     def path(self) -> Path:
         return self._rt.home / INDEX_DIR
+
+    @contextmanager
+    def writing(self, *, wait: bool = True) -> Iterator[bool]:
+        """Whether this process may write the index now (an indexer run, a check's
+        repair, a rebuild), for the length of the block: one at a time in this process
+        (`writer_lock`) and, on a database several hosts serve, across them (the index
+        job's lock, waited for when `wait`, else False at once while another host holds
+        it)."""
+        with self.writer_lock, self._rt.store.job(INDEX_JOB, wait=wait) as ours:
+            yield ours
 
     @property
     def location(self) -> str:

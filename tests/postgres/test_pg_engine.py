@@ -9,10 +9,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
-from app import Engine, HomeBusy
+from app import Engine
 from app.cli.main import cli as tapemind
 from tests.pg import fresh_database
 
@@ -41,7 +40,7 @@ def test_init_keeps_the_url_privately_and_later_commands_need_only_the_home(
     assert again["created"] is False and again["home_id"] == made["home_id"]
 
 
-def test_a_second_home_on_the_same_database_shares_its_memories_one_process_at_a_time(
+def test_two_homes_on_the_same_database_serve_the_same_memories_at_once(
     pg_url: str, tmp_path: Path
 ) -> None:
     _run(tmp_path / "laptop", "init", env={"TAPEMIND_DATABASE_URL": pg_url})
@@ -50,18 +49,19 @@ def test_a_second_home_on_the_same_database_shares_its_memories_one_process_at_a
          "--role", "user", "--text", "We deploy the blog with Hugo.")  # fmt: skip
     _run(tmp_path / "desktop", "init", "--database", pg_url)
 
-    with Engine.open(tmp_path / "laptop") as laptop:
-        home_id = laptop.home_id
-        # Its vectors are in the laptop's index: a second owner would embed into another.
-        with pytest.raises(HomeBusy) as busy:
-            Engine.open(tmp_path / "desktop")
-        assert "Nothing was changed" in busy.value.message and pg_url not in str(busy.value)
-        out = _run(tmp_path / "desktop", "agent", "list", ok=False)
-        assert "Another Tapemind process has this home's PostgreSQL database open" in out
-    with Engine.open(tmp_path / "desktop") as desk:  # the laptop let it go
-        assert desk.home_id == home_id
-        assert [a.name for a in desk.agents()] == ["cc"]
+    with Engine.open(tmp_path / "laptop") as laptop, Engine.open(tmp_path / "desktop") as desk:
+        assert desk.home_id == laptop.home_id
         assert [(t.name, t.entries) for t in desk.threads("cc")] == [("t1", 1)]
+        made = desk.remember("cc", "用户用 Hugo 写博客", "project_fact")
+        assert made.memory is not None
+        # What one writes, the other reads at once, and confronts its own writes with.
+        hits = laptop.search("cc", "博客", mode="fulltext", scope="memories").hits
+        assert [h.text for h in hits] == ["用户用 Hugo 写博客"]
+        again = laptop.remember("cc", "用户用 Hugo 写博客", "project_fact")
+        assert again.decision == "duplicate" and again.memory is not None
+        assert again.memory.id == made.memory.id
+        # The CLI opens it too while both are open.
+        assert "cc" in _run(tmp_path / "desktop", "agent", "list")
 
 
 def test_a_home_refuses_a_database_it_does_not_keep(pg_url: str, tmp_path: Path) -> None:

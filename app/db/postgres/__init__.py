@@ -6,19 +6,20 @@
 - `tokens`: the engine's own full-text tokens as `tsvector` / `tsquery` values.
 - `sequence`: gap-free per-agent sequence numbers under concurrent writers (row locks).
 - `tape`: the storage half of an append; `fulltext`: search over `terms`;
-  `vectors`: embeddings and nearest neighbours; `locks`: jobs once across hosts, and
-  the owner lock of the process that has the database open; `upgrade`: the schema
+  `vectors`: embeddings and nearest neighbours; `locks`: one writer at a time and each
+  background job once across hosts; `upgrade`: the schema
   brought up to date; `triggers`: the migrations' triggers (class counts, stale fade
   times) in PL/pgSQL.
 
-The engine opens a home on it with `tapemind init --database URL` (`app.db.store`); the
-home's vectors are still its directory's chromadb index, so `vectors` is not used above
-this package yet (see "Storage backends" in ARCHITECTURE.md).
+The engine opens a home on it with `tapemind init --database URL` (`app.db.store`); its
+vector index is `vectors` (`app.index.database`), and every host that opens the database
+serves it at once (see "Storage backends" in ARCHITECTURE.md).
 """
 
+from app.db.postgres import vectors
 from app.db.postgres.connect import engine_for
 from app.db.postgres.fulltext import search
-from app.db.postgres.locks import hold_owner, hold_writer, job_key, try_job
+from app.db.postgres.locks import hold_job, hold_writer, job_key, release_job, try_job
 from app.db.postgres.schema import FULLTEXT_TABLES, create, ensure_vector_index, metadata
 from app.db.postgres.sequence import reserve
 from app.db.postgres.tape import StoredEntry, insert_entries
@@ -31,17 +32,19 @@ __all__ = [
     "create",
     "engine_for",
     "ensure_vector_index",
-    "hold_owner",
+    "hold_job",
     "hold_writer",
     "insert_entries",
     "job_key",
     "metadata",
     "nearest",
     "put",
+    "release_job",
     "reserve",
     "search",
     "try_job",
     "tsquery_literal",
     "tsvector_literal",
     "vector_text",
+    "vectors",
 ]

@@ -1,10 +1,14 @@
-"""Background jobs run once across every host of a database: advisory locks.
+"""One at a time across every host of a database: advisory locks.
 
-Each host runs the indexer, snapshots, maintenance and the distiller on a timer; on a
-shared database only one of them may do a given job at a time. A transaction-scoped
-advisory lock is that one-at-a-time: it ends with the transaction (a host that dies
-drops it with its connection, so no lock outlives its holder), and a host that does not
-get it skips this round instead of queueing behind the holder.
+- `hold_writer`: every write transaction, so writes follow one another as on SQLite.
+- `hold_job`: a background job's run (the indexer, snapshots, maintenance, the
+  distiller), which spans many transactions: a session lock, held by a connection of its
+  own until the run ends. A host that does not get it skips this round instead of
+  queueing behind the holder.
+- `try_job`: the same for work that fits in one transaction.
+
+Each ends with its transaction or connection: a host that dies drops its locks with its
+connections, so no lock outlives its holder.
 """
 
 from __future__ import annotations
@@ -27,6 +31,38 @@ def try_job(conn: Connection, job: str) -> bool:
     return bool(got.scalar_one())
 
 
+def hold_job(engine: Engine, job: str, *, wait: bool) -> Connection | None:
+    """A connection holding `job`'s lock across transactions (a job's run spans many)
+    until `release_job`, or None when another host holds it and `wait` is false. The
+    lock goes with the connection too: a host that dies mid-job lets it go."""
+    conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    try:
+        if wait:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": job_key(job)})
+            return conn
+        got = conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": job_key(job)})
+        if bool(got.scalar_one()):
+            return conn
+    except BaseException:
+        conn.close()
+        raise
+    conn.close()
+    return None
+
+
+def release_job(conn: Connection, job: str) -> None:
+    """Let `job`'s lock go and hand the connection back. A pooled connection outlives
+    its `close()`, and its session's locks with it: the lock is released first, and a
+    connection that cannot release it is thrown away (its session ends, and the lock)."""
+    try:
+        conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": job_key(job)})
+    except BaseException:
+        conn.invalidate()
+        raise
+    finally:
+        conn.close()
+
+
 # Every write transaction of every host takes this lock first, so writes to a home on
 # PostgreSQL follow one another as they do on SQLite (one writer at a time): what the
 # engine reads in a write (an agent's next sequence number, a memory's neighbours before
@@ -41,23 +77,3 @@ def hold_writer(conn: Connection, wait_s: float) -> None:
     conn.execute(text(f"SET LOCAL lock_timeout = '{int(wait_s * 1000)}ms'"))
     conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": job_key(WRITER_JOB)})
     conn.execute(text("SET LOCAL lock_timeout = 0"))
-
-
-# The key of the lock the process that owns a home kept in PostgreSQL holds while it has
-# the database open: the embedded home's `.lock`, for a home with no single directory.
-OWNER_JOB = "tapemind home owner"
-
-
-def hold_owner(engine: Engine) -> Connection | None:
-    """A connection holding the database's owner lock for as long as it stays open (closing
-    it, or the process dying, lets it go), or None when another process holds it.
-
-    Until vectors live in the database (they are in the home directory's index), a second
-    process writing the same memories would embed them into an index the first never
-    reads; so, as on the embedded home, one process at a time owns the database."""
-    conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-    got = conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": job_key(OWNER_JOB)})
-    if bool(got.scalar_one()):
-        return conn
-    conn.close()
-    return None
