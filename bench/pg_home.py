@@ -7,10 +7,11 @@ A agents): the embedded home (SQLite), and a home on a PostgreSQL 16 with pgvect
 from the `pgserver` package in a scratch directory (a real postmaster on a Unix socket,
 fsync on). Each memory goes through `remember` with confrontation, each tape entry through
 `append`. Then, on each, Q full-text memory searches, Q tape searches and Q `context`
-calls with a query, p50 / p95 in ms (wall time, one caller). The vectors of both homes
-stay in the home directory's index, so the searches are full-text: what differs is the
-database alone. The PostgreSQL targets (issue: 1,000,000 memories) are not what this
-measures; it says what the backend costs at the size given.
+calls with a query, p50 / p95 in ms (wall time, one caller), full-text only. Then the
+indexer embeds every row (the embedded home's vectors go to its chromadb index, the
+other's to pgvector in its database) and the same calls run again in hybrid mode. The
+PostgreSQL targets (issue: 1,000,000 memories) are not what this measures; it says what
+the backend costs at the size given.
 """
 
 from __future__ import annotations
@@ -98,6 +99,20 @@ def _measure(engine: Engine, args: argparse.Namespace) -> dict[str, tuple[float,
     out["context"] = _timed(
         args.queries, lambda i: engine.context(agents[i % len(agents)], query=_query(qrng))
     )
+    started = time.perf_counter()
+    engine.run_indexer()
+    embedded = args.memories + per * len(agents)
+    out["indexer rows/s"] = (embedded / (time.perf_counter() - started), float("nan"))
+    out["hybrid memories"] = _timed(
+        args.queries, lambda i: engine.search(agents[i % len(agents)], _query(qrng))
+    )
+    out["hybrid tape"] = _timed(
+        args.queries,
+        lambda i: engine.search(agents[i % len(agents)], _query(qrng), scope="tape"),
+    )
+    out["context, indexed"] = _timed(
+        args.queries, lambda i: engine.context(agents[i % len(agents)], query=_query(qrng))
+    )
     return out
 
 
@@ -132,6 +147,9 @@ def main() -> None:
     print(f"{'call':<20} {'embedded p50/p95 ms':>22} {'PostgreSQL p50/p95 ms':>24}")
     for call in results["embedded"]:
         e, p = results["embedded"][call], results["postgresql"][call]
+        if e[1] != e[1]:  # a rate, not latencies
+            print(f"{call:<20} {e[0]:>10.1f}{'':12} {p[0]:>11.1f}")
+            continue
         print(f"{call:<20} {e[0]:>10.2f} / {e[1]:<9.2f} {p[0]:>11.2f} / {p[1]:<9.2f}")
 
 

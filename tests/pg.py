@@ -60,3 +60,11 @@ def fresh_database(server: Any) -> str:
     server.psql(f"CREATE DATABASE {name}")
     url: str = server.get_uri(name)
     return url
+
+
+def module_database(request: pytest.FixtureRequest) -> str | None:
+    """`database_url` for a module-scoped home: None for the embedded home, else a fresh
+    PostgreSQL database (`--backend postgresql`)."""
+    if request.config.getoption("--backend") != "postgresql":
+        return None
+    return fresh_database(request.getfixturevalue("pg_server"))

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.db import postgres
@@ -75,6 +75,7 @@ class DatabaseIndex:
 
     @contextmanager
     def _conn(self, what: str) -> Iterator[Connection]:
+        self._store.used = True
         with _faults(what), self._store.engine.begin() as conn:
             if not self._checked:
                 self._check_dimension(conn)
@@ -151,7 +152,7 @@ class DatabaseIndex:
             mine, every = self._store.share(conn, self.embedder_name, kind, agent)
             if mine > EXACT_UP_TO and mine >= HNSW_SHARE * every:
                 # Enough candidates that the agent's share of them fills k.
-                ef = int(k * every / max(mine, 1) * 2)
+                ef = max(pgv.EF_SEARCH, int(k * every / max(mine, 1) * 2))
                 found = pgv.nearest(conn, self.embedder_name, kind, agent, values, k, ef)
             else:
                 found = pgv.nearest_exact(conn, self.embedder_name, kind, agent, values, k)
@@ -183,7 +184,7 @@ class DatabaseIndex:
                 mine, every = self._store.share(conn, self.embedder_name, kind, agent)
                 if not (mine > EXACT_UP_TO and mine >= HNSW_SHARE * every):
                     continue
-                ef = int(SELF_K * every / max(mine, 1) * 2)
+                ef = max(pgv.EF_SEARCH, int(SELF_K * every / max(mine, 1) * 2))
                 for item, (owner, vector) in held.items():
                     if owner != agent:
                         continue
@@ -225,6 +226,7 @@ class DatabaseStore:
         self.home_id = home_id
         self.location = LOCATION
         self._indexes: dict[tuple[str, int], DatabaseIndex] = {}
+        self.used = False  # a vector was read or written by this process
         self._lock = threading.Lock()
         # (model, kind, agent) -> (checked at, the agent's rows, every agent's rows)
         self._shares: dict[tuple[str, str, int], tuple[float, int, int]] = {}
@@ -238,7 +240,13 @@ class DatabaseStore:
 
     @property
     def opened(self) -> bool:
-        return True
+        """Whether this process has read or written a vector (nothing to start first)."""
+        return self.used
+
+    def holds_vectors(self) -> bool:
+        """Whether the table holds any vector (the host loads the model ahead only then)."""
+        with _faults("holds_vectors"), self.engine.connect() as conn:
+            return bool(conn.execute(text("SELECT EXISTS (SELECT 1 FROM vectors)")).scalar())
 
     def probe(self) -> tuple[str, str] | None:
         return None

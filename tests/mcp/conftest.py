@@ -9,23 +9,27 @@ from pathlib import Path
 import pytest
 
 from app import Engine
+from tests.pg import module_database
 
 from .mcp_helpers import start_serve, stop
 
 
 @pytest.fixture
-def two_agents(home: Path) -> Path:
-    with Engine.open(home, create=True) as engine:
+def two_agents(home: Path, database_url: str | None) -> Path:
+    with Engine.open(home, create=True, database_url=database_url) as engine:
         engine.add_agent("A")
         engine.add_agent("B")
     return home
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, dict[str, str]]]:
-    """(home, base URL, agent tokens by name) of a running host with agents A and B."""
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, str, dict[str, str]]]:
+    """(home, base URL, agent tokens by name) of a running host with agents A and B, on
+    the backend the run asks for (`--backend`)."""
     home = tmp_path_factory.mktemp("served") / "home"
-    with Engine.open(home, create=True) as engine:
+    with Engine.open(home, create=True, database_url=module_database(request)) as engine:
         engine.add_agent("A")
         engine.add_agent("B")
         tokens = {name: engine.agent_token(name).token for name in ("A", "B")}

@@ -8,14 +8,17 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+from app.db import Qmark, postgres
+from app.db import home as homes
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ("agents", "tape_entries", "memories", "provenance", "lineage", "memory_uses", "audit")
@@ -109,21 +112,42 @@ def stop(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
-def counts(home: Path) -> dict[str, int]:
-    """Row counts, read straight from the database file (read-only)."""
-    conn = sqlite3.connect(f"file:{home / 'tapemind.db'}?mode=ro", uri=True)
+@contextmanager
+def stored(home: Path) -> Iterator[Any]:
+    """A connection of the test's own to the home's database, past any host that serves
+    it (qmark parameters): the SQLite file read-only, or the PostgreSQL database."""
+    url = homes.database_url(home)
+    if url is None:
+        conn = sqlite3.connect(f"file:{home / 'tapemind.db'}?mode=ro", uri=True)
+        try:
+            yield conn
+        finally:
+            conn.close()
+        return
+    engine = postgres.engine_for(url)
+    raw = engine.raw_connection()
     try:
-        return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+        yield Qmark(raw.driver_connection)
     finally:
-        conn.close()
+        raw.close()
+        engine.dispose()
+
+
+def counts(home: Path) -> dict[str, int]:
+    """Row counts, read straight from the database (read-only)."""
+    with stored(home) as conn:
+        return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
 
 
 def integrity(home: Path) -> str:
-    conn = sqlite3.connect(f"file:{home / 'tapemind.db'}?mode=ro", uri=True)
-    try:
-        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
-    finally:
-        conn.close()
+    """SQLite's integrity check of the file; on PostgreSQL, which keeps its own pages
+    whole, that every table reads to its end."""
+    with stored(home) as conn:
+        if isinstance(conn, sqlite3.Connection):
+            return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+        for table in TABLES:
+            conn.execute(f"SELECT * FROM {table}").fetchall()
+        return "ok"
 
 
 @asynccontextmanager

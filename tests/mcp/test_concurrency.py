@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -13,7 +12,7 @@ import pytest
 
 from app import Engine
 
-from .mcp_helpers import ROOT, cli, counts, env, integrity, start_serve, stop
+from .mcp_helpers import ROOT, cli, counts, env, integrity, start_serve, stop, stored
 
 AGENTS = [f"agent{i}" for i in range(8)]
 TURNS = 3
@@ -21,8 +20,10 @@ CLI_APPENDS = 4
 
 
 @pytest.mark.slow
-def test_eight_agents_and_the_cli_at_once_lose_nothing(home: Path) -> None:
-    with Engine.open(home, create=True) as engine:
+def test_eight_agents_and_the_cli_at_once_lose_nothing(
+    home: Path, database_url: str | None
+) -> None:
+    with Engine.open(home, create=True, database_url=database_url) as engine:
         for name in [*AGENTS, "cli"]:
             engine.add_agent(name)
         tokens = {name: engine.agent_token(name).token for name in AGENTS}
@@ -76,8 +77,7 @@ def test_eight_agents_and_the_cli_at_once_lose_nothing(home: Path) -> None:
     total = counts(home)
     assert total["tape_entries"] == len(AGENTS) * TURNS * 2 + CLI_APPENDS
     assert integrity(home) == "ok"
-    conn = sqlite3.connect(f"file:{home / 'tapemind.db'}?mode=ro", uri=True)
-    try:
+    with stored(home) as conn:
         for report in reports:
             assert len(report["entries"]) == TURNS * 2
             rows = conn.execute(
@@ -112,5 +112,3 @@ def test_eight_agents_and_the_cli_at_once_lose_nothing(home: Path) -> None:
             "GROUP BY agent_id"
         ).fetchall()
         assert all(n == distinct == top for _a, n, distinct, top in seqs)
-    finally:
-        conn.close()

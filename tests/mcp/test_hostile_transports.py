@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from app import Engine
 from app.limits import MAX_ERROR_CHARS, MAX_ID
+from tests.pg import module_database
 
 from .mcp_helpers import (
     cli,
@@ -39,9 +40,11 @@ AGENTS = ("A", "B", "guess-http", "guess-stdio", "shapes-http", "shapes-stdio")
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, dict[str, str]]]:
+def hostile(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, str, dict[str, str]]]:
     home = tmp_path_factory.mktemp("hostile") / "home"
-    with Engine.open(home, create=True) as engine:
+    with Engine.open(home, create=True, database_url=module_database(request)) as engine:
         for name in AGENTS:
             engine.add_agent(name)
         engine.append("B", [{"thread": "b", "role": "user", "text": B_PRIVATE}])

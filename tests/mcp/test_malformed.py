@@ -80,8 +80,10 @@ def malformed(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return corrupt(draw)
 
 
-def test_malformed_arguments_get_clean_errors_and_change_nothing(home: Path) -> None:
-    engine = Engine.open(home, create=True)
+def test_malformed_arguments_get_clean_errors_and_change_nothing(
+    home: Path, database_url: str | None
+) -> None:
+    engine = Engine.open(home, create=True, database_url=database_url)
     engine.add_agent("A")
     server = build_server(lambda: engine, lambda ctx: "A")
     before = counts(home)

@@ -15,6 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 from app import Engine
 from tests.insight_cases import DEPLOY_EN, SLOWSQL_ZH, learn, proposal_for
+from tests.pg import module_database
 
 from .mcp_helpers import cli, http_client, start_serve, stdio_client, stop
 
@@ -37,11 +38,13 @@ def with_value(items: Any, at: int, said: str) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def home_of(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def home_of(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
     """A: an English skill quoting a value later stored in the vault, and a Chinese one
     whose memory was forgotten; B: the other way round."""
     home = tmp_path_factory.mktemp("words") / "home"
-    with Engine.open(home, create=True) as engine:
+    with Engine.open(home, create=True, database_url=module_database(request)) as engine:
         out: dict[str, Any] = {"home": home}
         for agent, (kept, kept_value, dropped) in {
             "A": ((DEPLOY_EN, 1, f" (log in with {VALUE})"), VALUE, SLOWSQL_ZH),

@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from app import Engine
 from tests.insight_cases import DEPLOY_EN, SLOWSQL_ZH, learn, proposal_for
+from tests.pg import module_database
 
 from .mcp_helpers import http_client, start_serve, stdio_client, stop
 from .test_typescript_client import TOOLS, ts_calls
@@ -35,10 +36,12 @@ def grow(engine: Engine, agent: str, items: Any) -> tuple[list[int], Any]:
 
 
 @pytest.fixture(scope="module")
-def grown(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def grown(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
     """A host serving agents A (an English grown skill) and B (a Chinese one)."""
     home = tmp_path_factory.mktemp("skills") / "home"
-    with Engine.open(home, create=True) as engine:
+    with Engine.open(home, create=True, database_url=module_database(request)) as engine:
         engine.add_agent("A")
         engine.add_agent("B")
         a_ids, a_skill = grow(engine, "A", DEPLOY_EN)

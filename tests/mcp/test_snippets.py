@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from app import Engine
 from app.host.snippets import CODEX_PASSED_VARIABLES, Snippet, snippets, token_env_var
+from tests.pg import module_database
 
 from .mcp_helpers import ROOT, data, env, start_serve, stop
 
@@ -140,9 +141,11 @@ def test_token_variables_are_shell_names_and_distinct_per_agent() -> None:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, str]]:
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, str, str]]:
     home = tmp_path_factory.mktemp("snippets") / "home"
-    with Engine.open(home, create=True) as engine:
+    with Engine.open(home, create=True, database_url=module_database(request)) as engine:
         engine.add_agent(AGENT)
         engine.add_agent("B")
         token = engine.agent_token(AGENT).token

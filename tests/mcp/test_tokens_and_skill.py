@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from app import Engine
 from app.agents.tokens import TOKENS_FILE, token_hash
 from app.cli.main import cli
+from tests import committed
 
 
 def test_a_token_is_shown_again_until_rotated_and_only_its_hash_is_in_the_database(
@@ -35,8 +36,7 @@ def test_a_token_is_shown_again_until_rotated_and_only_its_hash_is_in_the_databa
     assert engine.agent_for_token(first.token) is None
     assert engine.agent_for_token(rotated.token) == "A"
 
-    files = [engine.home / "tapemind.db", engine.home / "tapemind.db-wal"]
-    database = b"".join(f.read_bytes() for f in files if f.exists())
+    database = committed.raw(engine)  # the SQLite file, or every PostgreSQL row
     assert rotated.token.encode() not in database and first.token.encode() not in database
     assert token_hash(rotated.token).encode() in database
     tokens_file = engine.home / TOKENS_FILE

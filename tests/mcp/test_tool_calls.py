@@ -30,8 +30,8 @@ TIMINGS = re.compile(r'(engine_ms|latency_ms)(\\?"):\s?[0-9.e-]+')
 
 
 @pytest.fixture
-def host(home: Path) -> Iterator[tuple[Host, str, int]]:
-    with Engine.open(home, create=True) as engine:
+def host(home: Path, database_url: str | None) -> Iterator[tuple[Host, str, int]]:
+    with Engine.open(home, create=True, database_url=database_url) as engine:
         engine.add_agent("A")
         engine.add_agent("B")
         token = engine.agent_token("A").token
