@@ -247,7 +247,8 @@ def archive_runs(
             text(
                 "SELECT a.name, m.archived_at, count(*) FROM memories m "
                 f"JOIN agents a ON a.id = m.agent_id WHERE {where} "
-                "GROUP BY m.agent_id, m.archived_at ORDER BY m.archived_at DESC LIMIT :limit"
+                "GROUP BY m.agent_id, a.name, m.archived_at "
+                "ORDER BY m.archived_at DESC LIMIT :limit"
             ),
             params,
         )

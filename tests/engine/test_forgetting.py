@@ -79,6 +79,27 @@ def test_dry_run_lists_and_real_run_archives(cc: Engine, clock: ManualClock) -> 
     assert cc.maintain("cc").archived_ids == ()  # nothing left to archive
 
 
+def test_each_maintenance_run_is_listed_with_what_it_archived(
+    cc: Engine, clock: ManualClock
+) -> None:
+    """What the desktop app's archive timeline shows: one row per run, the latest first."""
+    first = cc.remember("cc", "查过：京都10月初白天约24℃。", "task_outcome", importance=0.1).memory
+    clock.advance(days=80)
+    cc.maintain("cc")
+    second = cc.remember("cc", "Checked: the Kyoto hotel has no gym.", "task_outcome",
+                         importance=0.1).memory  # fmt: skip
+    third = cc.remember("cc", "Checked: the ryokan serves breakfast at 7.", "task_outcome",
+                        importance=0.1).memory  # fmt: skip
+    assert first and second and third
+    clock.advance(days=80)
+    cc.maintain("cc")
+    runs = cc.archive_runs()
+    assert [(r.agent, r.archived) for r in runs] == [("cc", 2), ("cc", 1)]
+    assert runs[0].at == clock.now() and runs[0].at - runs[1].at == 80 * DAY
+    cc.restore([first.id])
+    assert [r.archived for r in cc.archive_runs("cc")] == [2]
+
+
 def test_as_of_evaluates_decay_at_another_date(cc: Engine, clock: ManualClock) -> None:
     m = cc.remember("cc", "Sprint demo is on Thursdays.", "project_fact").memory
     assert m is not None
