@@ -114,6 +114,21 @@ class VaultStatus:
 
 
 @dataclass(frozen=True)
+class KeyHandover:
+    """What `export_vault_key` or `import_vault_key` did (never the key).
+
+    `file` is the exported key file; `where` is where this host keeps the key now
+    (import) or the key file written (export); `stored` is False when an import found
+    the key already in this host's key store and changed nothing.
+    """
+
+    key_id: str
+    file: str
+    where: str
+    stored: bool = True
+
+
+@dataclass(frozen=True)
 class ReviewerRules:
     """What the "review" mode's reviewer may approve on the owner's behalf.
 
