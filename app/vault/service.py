@@ -98,7 +98,7 @@ class VaultService:
                     self.clear_journal()
                 key = store.load_key()
             except VaultError as exc:
-                raise _problem(exc) from None
+                raise _problem(exc, needs=recorded) from None
             if recorded is not None and key_id(key).hex() != recorded:
                 raise self._not_this_key(store, key, recorded)
             self._key = key
@@ -532,12 +532,13 @@ def for_runtime(rt: Runtime, home_id: str) -> VaultService:
 VAULT: Slot[VaultService] = Slot("vault")
 
 
-def _problem(exc: VaultError) -> VaultProblem:
+def _problem(exc: VaultError, *, needs: str | None = None) -> VaultProblem:
     # The vault's own messages carry no value or key (see app.vault.errors).
     said = str(exc).rstrip(".")
     message = (said[:1].upper() + said[1:] + ".") if said else "The vault cannot be opened."
     if isinstance(exc, KeyMissing):
-        return _not_here(f"{message} If the key is elsewhere, {handover.HOW_TO_HAND_OVER}.")
+        sealed = f" This home's secrets are sealed under vault key {needs}." if needs else ""
+        return _not_here(f"{message}{sealed} If the key is elsewhere, {handover.HOW_TO_HAND_OVER}.")
     if isinstance(exc, VaultLocked) and not isinstance(exc, WrongPassphrase):
         return VaultStillLocked(
             message,
