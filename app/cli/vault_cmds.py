@@ -216,12 +216,12 @@ def export_key(state: State, to: Path, force: bool) -> None:
 @json_option
 @pass_state
 def import_key(state: State, file: Path) -> None:
-    """Keep the vault key exported to FILE on this host (its OS keyring, else its own
-    passphrase file).
+    """Keep the vault key exported to FILE on this host, for its vault to open here.
 
-    Asks for the passphrase FILE was exported with (or reads TAPEMIND_VAULT_PASSPHRASE).
-    Only this home's current key is taken: a key of another home, or one `vault
-    rotate-key` has replaced, is refused and nothing changes.
+    The key goes to this host's OS keyring, else to its own passphrase key file (asking
+    this host's passphrase). Asks for the passphrase FILE was exported with (or reads
+    TAPEMIND_VAULT_PASSPHRASE). Only this home's current key is taken: a key of another
+    home, or one `vault rotate-key` has replaced, is refused and nothing changes.
     """
     source = file.expanduser().absolute()
     engine = vault_engine(state)
