@@ -30,8 +30,8 @@ from app.vault.passphrase import read_key_file
 FORMER_KEY_IDS = "former_key_ids"  # vault meta: JSON list of the key ids rotate-key replaced
 
 HOW_TO_HAND_OVER = (
-    "on a host or machine that has this home's vault key, run `tapemind vault export-key "
-    "--to FILE`, copy FILE here and run `tapemind vault import-key FILE`"
+    "run `tapemind vault export-key --to FILE` on a host or machine that has this home's "
+    "vault key, copy FILE here and run `tapemind vault import-key FILE`"
 )
 
 

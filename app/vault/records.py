@@ -104,7 +104,7 @@ class SecretResult:
 class VaultStatus:
     """Where the key lives and how many secrets there are (no unlock needed)."""
 
-    keystore: str  # keyring | passphrase | memory (as recorded, else as chosen)
+    keystore: str  # keyring | passphrase | memory: where this host keeps the key
     where: str
     secrets: int
     pending_requests: int

@@ -300,7 +300,7 @@ class VaultService:
                 select(func.count()).select_from(GrantRow).where(col(GrantRow.revoked_at).is_(None))
             ).one()
         return VaultStatus(
-            keystore=rows.meta(self._rt, "keystore_kind") or store.kind,
+            keystore=store.kind,  # this host's: on a shared database each host keeps its own
             where=store.describe(),
             secrets=count,
             pending_requests=pending,
@@ -552,9 +552,8 @@ def _not_here(message: str) -> VaultKeyNotHere:
     return VaultKeyNotHere(
         message,
         for_agents="The Tapemind host serving you does not have the owner's vault key, so "
-        "no secret can be read here. Ask the user to run `tapemind vault export-key --to "
-        "FILE` where the key is and `tapemind vault import-key FILE` on this host, then "
-        "call request_secret again.",
+        "no secret can be read here. Ask the user to hand the key to this host (the vault's "
+        "export-key where the key is, then import-key here), then call request_secret again.",
     )
 
 

@@ -213,6 +213,7 @@ def test_a_host_without_a_keyring_keeps_the_key_under_its_own_passphrase(
             eng.reveal_secret("GITHUB_TOKEN")
         took = eng.import_vault_key(str(exported), HANDOVER)
         assert "passphrase-protected key file" in took.where and asked == ["create"]
+        assert eng.vault_status().keystore == "passphrase"  # this host's, not the first's
         assert eng.reveal_secret("GITHUB_TOKEN") == VALUE
     key_file = moved / "vault-key.json"
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
