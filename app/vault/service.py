@@ -119,8 +119,10 @@ class VaultService:
                 except VaultError as exc:
                     raise _problem(exc) from None
                 if fresh:
+                    # An empty vault whose key is lost gets a new one; hosts holding the
+                    # old key are then told to import the new one.
+                    replaced = rows.meta(self._rt, "key_id")
                     with self._rt.write() as s:
-                        replaced = rows.meta(self._rt, "key_id")
                         if replaced is not None:
                             rows.set_meta(s, handover.FORMER_KEY_IDS, with_former(s, replaced))
                         rows.set_meta(s, "keystore_kind", store.kind)

@@ -242,3 +242,19 @@ def test_a_keyring_host_of_a_passphrase_home_keeps_the_key_in_its_keyring(
     # Later processes find the key in the keyring, though the home recorded a passphrase.
     with Engine.open(moved, clock=clock) as eng:
         assert eng.reveal_secret("GITHUB_TOKEN") == VALUE
+
+
+def test_a_new_key_for_an_emptied_vault_sends_the_old_holders_to_import_key(
+    first: Path, tmp_path: Path, clock: ManualClock, memory_keyring: MemoryKeyring
+) -> None:
+    with Engine.open(first, clock=clock) as eng:
+        eng.remove_secret("GITHUB_TOKEN")
+    moved = _copy_home(first, tmp_path / "new-machine")
+    with _on_host(moved, clock, MemoryKeyring()) as eng:
+        made = eng.set_secret("NEXT", VALUE)  # no key here and nothing sealed: a new key
+    # The first machine (its keyring still holding the old key) on the moved database.
+    shutil.copy(moved / "tapemind.db", first / "tapemind.db")
+    with Engine.open(first, clock=clock) as eng:
+        with pytest.raises(VaultKeyNotHere, match="needs the new key") as stale:
+            eng.reveal_secret("NEXT")
+        assert made.key_id in str(stale.value)
