@@ -80,6 +80,7 @@ from app.vault import (
     KEYSTORE,
     AccessRequest,
     Grant,
+    KeyHandover,
     ReviewerRules,
     RotationResult,
     SecretInfo,
@@ -543,6 +544,25 @@ class Engine:
         """Re-encrypt every secret under a new key; atomic, and a crash mid-way is
         finished on the next unlock."""
         return self._vault.rotate()
+
+    def export_vault_key(self, file: str, passphrase: str, *, force: bool = False) -> KeyHandover:
+        """Write the vault key to `file`, wrapped under `passphrase` (scrypt and AES-GCM,
+        the format of the passphrase key file; 0600, written atomically), for another
+        host or machine to `import_vault_key`. The file alone never reveals the key.
+
+        Raises InvalidInput (`file` exists and not `force`; cannot be written),
+        VaultProblem (the vault cannot be unlocked here; a passphrase too short)."""
+        return self._vault.export_key(Path(file), passphrase, force=force)
+
+    def import_vault_key(self, file: str, passphrase: str) -> KeyHandover:
+        """Keep the key exported to `file` in this host's key store: its OS keyring when
+        one is usable, else its own passphrase key file (asking the passphrase provider
+        for this host's passphrase). Only this home's current key is taken.
+
+        Raises InvalidInput (the vault has no key yet), VaultProblem (a missing,
+        damaged or foreign file, a wrong passphrase, a key `rotate-key` replaced);
+        nothing is changed then."""
+        return self._vault.import_key(Path(file), passphrase)
 
     def request_secret(
         self,

@@ -119,6 +119,12 @@ class VaultProblem(TapemindError):
     exit_code = 6
 
 
+class VaultKeyNotHere(VaultProblem):
+    """This host does not hold the vault key the secrets are sealed under (never had it,
+    or holds a key `vault rotate-key` replaced elsewhere): the owner hands it over with
+    `vault export-key` where the key is and `vault import-key` here."""
+
+
 class VaultStillLocked(VaultProblem):
     """The vault key needs a passphrase (or an unlocked keyring) this process does not
     have. Through a host, that process is the host, not the caller (app/host/server.py

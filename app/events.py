@@ -91,6 +91,8 @@ CATALOGUE: tuple[EventKind, ...] = (
     _kind("secret.reveal", "secrets", "the owner revealed a secret's value"),
     _kind("vault.create", "secrets", "the vault key was created"),
     _kind("vault.rotate", "secrets", "every secret was sealed again under a new key"),
+    _kind("vault.export_key", "secrets", "the vault key was exported for another host"),
+    _kind("vault.import_key", "secrets", "this host took the vault key from an exported file"),
     _kind("secret.echo", "agents health", "an agent's write held a vault value it was not given"),
     _kind("reviewer.configure", "secrets", "the reviewer's rules changed"),
     _kind("access_request.create", "requests health", "an agent asked for a secret"),

@@ -316,6 +316,7 @@ ZH: dict[str, str] = {
     "session": "会话",
     "always": "始终",
     "The vault is locked: {problem}": "保险库已锁定：{problem}",
+    "This computer does not have the vault key. On a computer that has it, run `tapemind vault export-key --to FILE`; copy the file here and run `tapemind vault import-key FILE`.": "这台电脑没有保险库密钥。请在有密钥的电脑上运行 `tapemind vault export-key --to FILE`，把文件复制到这里，再运行 `tapemind vault import-key FILE`。",
     "Remove secret {name}?": "删除密钥 {name}？",
     "Its value and grants are deleted and its pending requests denied.": "它的值和授权将被删除，待处理的请求将被拒绝。",
     "Remove": "删除",

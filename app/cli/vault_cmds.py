@@ -8,13 +8,15 @@ is printed only by `vault show --reveal` (the owner, after a confirmation) and b
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from pathlib import Path
 
 import click
 
-from app import PERMISSION_MODES, Engine, HomeBusy, InvalidInput, SecretResult
-from app.cli.base import State, ask_first, json_option, pass_state
+from app import PASSPHRASE_ENV, PERMISSION_MODES, Engine, HomeBusy, InvalidInput, SecretResult
+from app.cli.base import State, ask_first, has_terminal, json_option, pass_state
 from app.cli.output import counted, emit_json, fields, short_time, table
 
 EXIT_DENIED = 7  # denied or expired: do not retry without a new reason
@@ -168,6 +170,83 @@ def rotate_key(state: State) -> None:
             f"Rotated the vault key {result.old_key_id} -> {result.new_key_id}; "
             f"{counted(result.secrets, 'secret')} re-encrypted."
         )
+
+
+@vault.command("export-key")
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The file to write (0600).",
+)
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@json_option
+@pass_state
+def export_key(state: State, to: Path, force: bool) -> None:
+    """Write the vault key to a file, wrapped under a passphrase, for another host.
+
+    The passphrase is asked twice (or read from TAPEMIND_VAULT_PASSPHRASE); the file
+    alone never reveals the key. Copy it to the other host and run `tapemind vault
+    import-key FILE` there, then delete it.
+    """
+    target = to.expanduser().absolute()
+    if target.exists() and not force:  # before any passphrase is asked
+        raise InvalidInput(
+            f"{target} already exists; nothing was written. Choose another file, or add "
+            "--force to replace it."
+        )
+    engine = vault_engine(state)
+    engine.unlock_vault()  # this host's own passphrase (if any) comes before the new one
+    passphrase = _handover_passphrase(
+        "Passphrase for the exported key (the other host asks for it)", twice=True
+    )
+    done = engine.export_vault_key(str(target), passphrase, force=force)
+    if state.as_json:
+        emit_json(done)
+    else:
+        click.echo(
+            f"Wrote vault key {done.key_id} to {done.file}, wrapped under the passphrase. "
+            "On the other host: `tapemind vault import-key FILE`; then delete the file."
+        )
+
+
+@vault.command("import-key")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@json_option
+@pass_state
+def import_key(state: State, file: Path) -> None:
+    """Keep the vault key exported to FILE on this host, for its vault to open here.
+
+    The key goes to this host's OS keyring, else to its own passphrase key file (asking
+    this host's passphrase). Asks for the passphrase FILE was exported with (or reads
+    TAPEMIND_VAULT_PASSPHRASE). Only this home's current key is taken: a key of another
+    home, or one `vault rotate-key` has replaced, is refused and nothing changes.
+    """
+    source = file.expanduser().absolute()
+    engine = vault_engine(state)
+    passphrase = _handover_passphrase(f"Passphrase of {source.name}", twice=False)
+    done = engine.import_vault_key(str(source), passphrase)
+    if state.as_json:
+        emit_json(done)
+    elif done.stored:
+        click.echo(f"This host now keeps vault key {done.key_id} in {done.where}.")
+    else:
+        click.echo(f"This host already had vault key {done.key_id} ({done.where}).")
+
+
+def _handover_passphrase(prompt: str, *, twice: bool) -> str:
+    """The handover passphrase: from TAPEMIND_VAULT_PASSPHRASE, else asked (no echo)."""
+    value = os.environ.get(PASSPHRASE_ENV)
+    if value:
+        return value
+    if not has_terminal():
+        raise InvalidInput(
+            f"The key file's passphrase is needed: set {PASSPHRASE_ENV}, or run the command "
+            "at a terminal to be asked for it. Nothing was changed."
+        )
+    typed: str = click.prompt(prompt, hide_input=True, confirmation_prompt=twice, err=True)
+    return typed
 
 
 @vault.command("mode")

@@ -22,7 +22,7 @@ from keyring.backends import chainer, fail, null
 
 from app.runtime import Slot
 from app.vault.cipher import KEY_BYTES
-from app.vault.errors import KeyCorrupt, KeyMissing, KeyringUnavailable, VaultLocked
+from app.vault.errors import KeyCorrupt, KeyMissing, KeyringUnavailable, VaultError, VaultLocked
 from app.vault.passphrase import KEY_FILE_NAME, PassphraseKeyStore, PassphraseProvider
 
 __all__ = [
@@ -257,15 +257,31 @@ def choose_keystore(
         return PassphraseKeyStore(params_path, passphrase_provider, environ=environ)
 
     # An existing key file wins: the owner chose a passphrase for this home.
-    if recorded_kind == "passphrase" or params_path.exists():
+    if params_path.exists():
         return passphrase_store()
     chosen = backend or keyring.get_keyring()
     problem = keyring_problem(chosen)
+    if recorded_kind == "passphrase":
+        # On a database several hosts serve, the recorded kind is the first host's: a
+        # host that imported the key into its own keyring keeps it there.
+        in_keyring = KeyringKeyStore(home_id, backend=backend)
+        if problem is None and _holds_key(in_keyring):
+            return in_keyring
+        return passphrase_store()
     if problem is None:
         return KeyringKeyStore(home_id, backend=backend)
     if recorded_kind == "keyring":
         raise KeyringUnavailable(
             f"this home's vault key is in the OS keyring, but {problem}; run Tapemind "
-            "where that keyring is available"
+            "where that keyring is available, or keep the key on this host in a "
+            "passphrase file: run `tapemind vault export-key --to FILE` where the key is, "
+            "then `tapemind vault import-key FILE` here"
         )
     return passphrase_store()
+
+
+def _holds_key(store: KeyringKeyStore) -> bool:
+    try:
+        return store.has_key()
+    except VaultError:  # a locked or failing keyring: the recorded kind decides
+        return False

@@ -268,6 +268,34 @@ class PassphraseKeyStore:
         return dict(doc)
 
 
+def write_key_file(
+    path: Path, key: bytes, passphrase: str, *, scrypt_n: int = DEFAULT_SCRYPT_N
+) -> None:
+    """Write ``key`` wrapped under ``passphrase`` to ``path``, in the key file's format.
+
+    What ``vault export-key`` writes: a file like ``vault-key.json``, made under a
+    passphrase of its own, replacing ``path`` atomically (0600) if it exists.
+
+    Raises:
+        PassphraseRejected: the passphrase is too short; nothing was written.
+        OSError: the file cannot be written; ``path`` is then unchanged.
+    """
+    store = PassphraseKeyStore(path, lambda _purpose: passphrase, environ={}, scrypt_n=scrypt_n)
+    checked, _ = store._passphrase("create")
+    kdf, kek = store._new_kek(checked)
+    store._write(kdf, kek, bytes(key))
+
+
+def read_key_file(path: Path, passphrase: str) -> bytes:
+    """The vault key in the key file at ``path``, unwrapped with ``passphrase``.
+
+    Raises:
+        KeyMissing: no file. WrongPassphrase: the passphrase does not unlock it.
+        KeyCorrupt: not a Tapemind key file, or its wrapped key is damaged.
+    """
+    return PassphraseKeyStore(path, lambda _purpose: passphrase, environ={}).load_key()
+
+
 def _check_scrypt(n: Any, r: Any, p: Any, salt_len: int, *, where: str) -> None:
     ok = (
         isinstance(n, int)

@@ -104,13 +104,28 @@ class SecretResult:
 class VaultStatus:
     """Where the key lives and how many secrets there are (no unlock needed)."""
 
-    keystore: str  # keyring | passphrase | memory (as recorded, else as chosen)
+    keystore: str  # keyring | passphrase | memory: where this host keeps the key
     where: str
     secrets: int
     pending_requests: int
     active_grants: int
     key_id: str | None
     rotation_pending: bool
+
+
+@dataclass(frozen=True)
+class KeyHandover:
+    """What `export_vault_key` or `import_vault_key` did (never the key).
+
+    `file` is the exported key file; `where` is where this host keeps the key now
+    (import) or the key file written (export); `stored` is False when an import found
+    the key already in this host's key store and changed nothing.
+    """
+
+    key_id: str
+    file: str
+    where: str
+    stored: bool = True
 
 
 @dataclass(frozen=True)

@@ -18,23 +18,24 @@ import secrets as random
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from app.db import AccessRequestRow, GrantRow, SecretRow, VaultRotationJournalRow
-from app.errors import InvalidInput, VaultProblem, VaultStillLocked
+from app.db import AccessRequestRow, GrantRow, SecretRow, VaultMetaRow, VaultRotationJournalRow
+from app.errors import InvalidInput, VaultKeyNotHere, VaultProblem, VaultStillLocked
 from app.events import record
 from app.runtime import Runtime, Slot
-from app.vault import rows
+from app.vault import handover, rows
 from app.vault.cipher import KEY_ID_BYTES, key_id, new_key, open_sealed, seal
-from app.vault.errors import VaultError, VaultLocked, WrongPassphrase
+from app.vault.errors import KeyMissing, VaultError, VaultLocked, WrongPassphrase
 from app.vault.keystore import KEYSTORE, KeyStore, choose_keystore
 from app.vault.live_redaction import LiveRedactor
-from app.vault.passphrase import PassphrasePurpose
+from app.vault.passphrase import PassphrasePurpose, write_key_file
 from app.vault.reasons import because
-from app.vault.records import SecretInfo, VaultStatus
+from app.vault.records import KeyHandover, SecretInfo, VaultStatus
 from app.vault.redact import MIN_VALUE_CHARS
 from app.vault.rotation import JOURNAL_SECRET_ID, RotationResult, resume_rotation, rotate_key
 
@@ -97,13 +98,9 @@ class VaultService:
                     self.clear_journal()
                 key = store.load_key()
             except VaultError as exc:
-                raise _problem(exc) from None
+                raise _problem(exc, needs=recorded) from None
             if recorded is not None and key_id(key).hex() != recorded:
-                raise VaultProblem(
-                    f"{store.describe()} holds vault key {key_id(key).hex()}, but this home's "
-                    f"secrets were sealed under key {recorded}: it is another vault's key. "
-                    "Nothing was changed; restore this home's key (or its passphrase file)."
-                )
+                raise self._not_this_key(store, key, recorded)
             self._key = key
             return key
 
@@ -122,7 +119,12 @@ class VaultService:
                 except VaultError as exc:
                     raise _problem(exc) from None
                 if fresh:
+                    # An empty vault whose key is lost gets a new one; hosts holding the
+                    # old key are then told to import the new one.
+                    replaced = rows.meta(self._rt, "key_id")
                     with self._rt.write() as s:
+                        if replaced is not None:
+                            rows.set_meta(s, handover.FORMER_KEY_IDS, with_former(s, replaced))
                         rows.set_meta(s, "keystore_kind", store.kind)
                         rows.set_meta(s, "key_id", key_id(key).hex())
                         record(
@@ -300,7 +302,7 @@ class VaultService:
                 select(func.count()).select_from(GrantRow).where(col(GrantRow.revoked_at).is_(None))
             ).one()
         return VaultStatus(
-            keystore=rows.meta(self._rt, "keystore_kind") or store.kind,
+            keystore=store.kind,  # this host's: on a shared database each host keeps its own
             where=store.describe(),
             secrets=count,
             pending_requests=pending,
@@ -309,12 +311,98 @@ class VaultService:
             rotation_pending=self._journal() is not None,
         )
 
+    # -- handing the key to another host (see handover) ------------------------------
+
+    def export_key(self, path: Path, passphrase: str, *, force: bool = False) -> KeyHandover:
+        """Write the vault key to `path`, wrapped under `passphrase` (audited)."""
+        if path.exists() and not force:
+            raise InvalidInput(
+                f"{path} already exists; nothing was written. Choose another file, or add "
+                "--force to replace it."
+            )
+        key = self.key()
+        try:
+            write_key_file(path, key, passphrase)
+        except VaultError as exc:
+            raise _problem(exc) from None
+        except OSError as exc:
+            raise InvalidInput(
+                f"Cannot write {path} ({exc.strerror or type(exc).__name__}); nothing was written."
+            ) from None
+        found = key_id(key).hex()
+        with self._rt.write() as s:
+            record(
+                s, self._rt.now_iso(), "vault.export_key", agent=None, actor="owner", ids=[found]
+            )
+        return KeyHandover(key_id=found, file=str(path), where=str(path))
+
+    def import_key(self, path: Path, passphrase: str) -> KeyHandover:
+        """Store the key exported to `path` in this host's key store, if it is this
+        vault's current key (audited); refused otherwise, with nothing changed."""
+        with self._lock:
+            recorded = rows.meta(self._rt, "key_id")
+            if recorded is None:
+                raise InvalidInput(
+                    "This home's vault has no key yet, so there is nothing to import it "
+                    "for; the first `tapemind vault set` creates one. Nothing was changed."
+                )
+            try:
+                key = handover.read_exported_key(path, passphrase)
+                former = handover.former_key_ids(rows.meta(self._rt, handover.FORMER_KEY_IDS))
+                handover.check_belongs(key, recorded, former, path)
+            except VaultError as exc:
+                raise _problem(exc) from None
+            store = self._store_for_import()
+            try:
+                held = store.load_key() if store.has_key() else None
+            except VaultError:
+                held = None  # unreadable or locked: replaced below, or refused by the store
+            stored = held != key
+            if stored:
+                try:
+                    store.store_key(key)
+                except VaultError as exc:
+                    raise _problem(exc) from None
+            self._keystore, self._key = store, key
+            with self._rt.write() as s:
+                record(
+                    s,
+                    self._rt.now_iso(),
+                    "vault.import_key",
+                    agent=None,
+                    actor="owner",
+                    ids=[recorded],
+                    counts={"stored": int(stored)},
+                )
+        self.redactor.refresh(force=True)
+        return KeyHandover(key_id=recorded, file=str(path), where=store.describe(), stored=stored)
+
+    def _store_for_import(self) -> KeyStore:
+        """This host's own key store: the injected one, else its own key file, else its
+        OS keyring, else a new key file. The kind recorded in the database is the kind
+        the first host used, and says nothing about this one."""
+        injected = self._rt.services.get(KEYSTORE)
+        if injected is not None:
+            return injected
+        try:
+            return choose_keystore(
+                self._rt.home, self._home_id, passphrase_provider=self._provide_passphrase
+            )
+        except VaultError as exc:
+            raise _problem(exc) from None
+
+    def _not_this_key(self, store: KeyStore, key: bytes, recorded: str) -> VaultProblem:
+        former = handover.former_key_ids(rows.meta(self._rt, handover.FORMER_KEY_IDS))
+        held = key_id(key).hex()
+        said = handover.stale_key_message(store.describe(), held, recorded, former)
+        return _not_here(said[:1].upper() + said[1:])
+
     # -- rotation ----------------------------------------------------------------
 
     def rotate(self) -> RotationResult:
         """Re-encrypt every secret under a new key; a crash is finished on next unlock."""
         with self._lock:
-            self.key()  # finishes an earlier interrupted rotation, checks the key
+            old_id = key_id(self.key()).hex()  # finishes an interrupted rotation, checks the key
             with self._rt.read() as s:
                 blobs = {rows.secret_aad(r.id): r.blob for r in s.exec(select(SecretRow))}
 
@@ -329,6 +417,9 @@ class VaultService:
                             .values(blob=blob, key_id=new_id)
                         )
                     s.merge(VaultRotationJournalRow(id=1, journal=journal, created_at=now))
+                    # Other hosts still hold the replaced key: they are told to import
+                    # the new one, not that theirs belongs to another vault.
+                    rows.set_meta(s, handover.FORMER_KEY_IDS, with_former(s, old_id))
                     rows.set_meta(s, "key_id", new_id)
                     rows.bump_generation(s)
                     record(
@@ -393,7 +484,7 @@ class VaultService:
         except VaultError as exc:
             raise _problem(exc) from None
         if recorded is not None and key_id(current).hex() != recorded:
-            raise VaultProblem("the key in the key store is not this vault's key")
+            raise self._not_this_key(self.keystore(), current, recorded)
         return current
 
     def all_values(self) -> dict[str, str]:
@@ -443,10 +534,13 @@ def for_runtime(rt: Runtime, home_id: str) -> VaultService:
 VAULT: Slot[VaultService] = Slot("vault")
 
 
-def _problem(exc: VaultError) -> VaultProblem:
+def _problem(exc: VaultError, *, needs: str | None = None) -> VaultProblem:
     # The vault's own messages carry no value or key (see app.vault.errors).
     said = str(exc).rstrip(".")
     message = (said[:1].upper() + said[1:] + ".") if said else "The vault cannot be opened."
+    if isinstance(exc, KeyMissing):
+        sealed = f" This home's secrets are sealed under vault key {needs}." if needs else ""
+        return _not_here(f"{message}{sealed} If the key is elsewhere, {handover.HOW_TO_HAND_OVER}.")
     if isinstance(exc, VaultLocked) and not isinstance(exc, WrongPassphrase):
         return VaultStillLocked(
             message,
@@ -454,3 +548,18 @@ def _problem(exc: VaultError) -> VaultProblem:
             "request_secret again.",
         )
     return VaultProblem(message)
+
+
+def _not_here(message: str) -> VaultKeyNotHere:
+    return VaultKeyNotHere(
+        message,
+        for_agents="The Tapemind host serving you does not have the owner's vault key, so "
+        "no secret can be read here. Ask the user to hand the key to this host (the vault's "
+        "export-key where the key is, then import-key here), then call request_secret again.",
+    )
+
+
+def with_former(s: Session, replaced: str) -> str:
+    """The `former_key_ids` meta value with `replaced` added, read in session `s`."""
+    row = s.get(VaultMetaRow, handover.FORMER_KEY_IDS)
+    return handover.with_former(row.value if row is not None else None, replaced)

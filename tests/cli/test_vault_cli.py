@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import keyring
 import pytest
 from click.testing import CliRunner, Result
 
 from app import Engine
+from app.cli import vault_cmds
 from app.cli.main import cli
 from app.vault.passphrase import PASSPHRASE_ENV
+from tests.conftest import MemoryKeyring
 from tests.insight_cases import DEPLOY_EN, learn, proposal_for
 
 VALUE = "ghp_cliValue0123456789abcdefABCDEF"
@@ -235,3 +239,46 @@ def test_a_value_of_the_vault_is_refused_in_the_cli_s_own_words(cli_home: Path) 
     assert "nothing was stored" in out.stderr
     assert "tapemind secret get NAME --agent AGENT --reason WHY" in out.stderr
     assert "request_secret" not in out.stderr  # the agents' MCP tool, not a command
+
+
+HANDOVER = "carried to the server 交接"
+
+
+def test_export_key_then_import_key_on_a_new_machine(
+    cli_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(PASSPHRASE_ENV, raising=False)
+    monkeypatch.setattr(vault_cmds, "has_terminal", lambda: True)
+    assert run(cli_home, "vault", "set", "GITHUB_TOKEN", input=VALUE).exit_code == 0
+    carried = tmp_path / "vault.key"
+    typed_twice = f"{HANDOVER}\n{HANDOVER}\n"
+    out = run(cli_home, "vault", "export-key", "--to", str(carried), input=typed_twice)
+    assert out.exit_code == 0, out.output
+    assert "Wrote vault key" in out.output and "import-key" in out.output
+    assert carried.stat().st_mode & 0o777 == 0o600
+    again = run(cli_home, "vault", "export-key", "--to", str(carried), input=typed_twice)
+    assert again.exit_code == 2 and "--force" in again.output
+    forced = run(
+        cli_home, "vault", "export-key", "--to", str(carried), "--force", input=typed_twice
+    )
+    assert forced.exit_code == 0, forced.output
+
+    moved = tmp_path / "new-machine"
+    shutil.copytree(cli_home, moved)
+    monkeypatch.setattr(keyring.core, "_keyring_backend", MemoryKeyring())  # its own keyring
+    locked = run(moved, "vault", "show", "GITHUB_TOKEN", "--reveal", "--yes")
+    assert locked.exit_code == 6
+    assert "tapemind vault import-key" in locked.output
+    assert "tapemind vault export-key" in locked.output
+    wrong = run(moved, "vault", "import-key", str(carried), input="not it at all\n")
+    assert wrong.exit_code == 6 and "does not unlock" in wrong.output
+    took = run(moved, "vault", "import-key", str(carried), input=HANDOVER + "\n")
+    assert took.exit_code == 0, took.output
+    assert "now keeps vault key" in took.output
+    shown = run(moved, "vault", "show", "GITHUB_TOKEN", "--reveal", "--yes")
+    assert shown.exit_code == 0 and VALUE in shown.output
+    monkeypatch.setenv(PASSPHRASE_ENV, HANDOVER)
+    same = json.loads(run(moved, "--json", "vault", "import-key", str(carried)).output)
+    assert same["stored"] is False and same["key_id"] in locked.output
+    for result in (out, forced, wrong, took, locked):
+        assert HANDOVER not in result.output and VALUE not in result.output

@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 
 from app import Engine
+from app.engine import runtime_of
 from app.errors import NotFound
 from app.mcp.server import run_tool
+from app.vault.service import for_runtime as vault_of
+from tests.conftest import MemoryKeyring
 
 
 def test_an_index_not_ready_yet_points_the_agent_to_full_text(engine: Engine) -> None:
@@ -112,3 +115,19 @@ def test_the_type_mistakes_models_make_most_get_a_hint_once(engine: Engine) -> N
     listed = text("append", {"entries": '[{"thread": "t", "role": "user", "text": "你好"}]'})
     assert "a JSON array itself, not a string" in listed
     assert "你好" not in listed  # the values sent are never echoed
+
+
+def test_a_host_without_the_vault_key_tells_the_agent_to_ask_for_it(
+    engine: Engine, memory_keyring: MemoryKeyring
+) -> None:
+    engine.add_agent("A")
+    engine.configure_agent("A", permission_mode="auto")
+    engine.set_secret("GITHUB_TOKEN", "ghp_示例value-0123456789")
+    # This host never had the key: its keyring is empty and nothing is unlocked.
+    memory_keyring.entries.clear()
+    vault_of(runtime_of(engine), engine.home_id).close()
+    asked = run_tool(engine, "A", "request_secret", {"name": "GITHUB_TOKEN", "reason": "deploy"})
+    assert asked.is_error
+    text = asked.content[0].text
+    assert "import-key" in text and "export-key" in text and "request_secret again" in text
+    assert "tapemind" not in text.replace("Tapemind host", "")

@@ -221,3 +221,31 @@ def test_names_read_whole_and_the_note_agrees_with_reveal(
     finally:
         s.close()
         i18n.install_language("en")
+
+
+def test_a_computer_without_the_vault_key_says_how_to_import_it_in_chinese(
+    vault_engine, qtbot, english, monkeypatch
+) -> None:
+    """The home moved to a computer whose keyring lacks the key: revealing a secret says,
+    in the owner's language, to export the key elsewhere and import it here."""
+    import keyring
+
+    from app.engine import runtime_of
+    from app.vault.service import for_runtime as vault_of
+    from tests.conftest import MemoryKeyring
+    from ui import i18n
+
+    i18n.install_language("zh")
+    s = _session(vault_engine, qtbot)
+    try:
+        page = _open(qtbot, s, "vault")
+        monkeypatch.setattr(keyring.core, "_keyring_backend", MemoryKeyring())
+        # Forget the unlocked key, as a process on the new computer never had it.
+        vault_of(runtime_of(vault_engine), vault_engine.home_id).close()
+        page._reveal(vault_engine.secrets()[0].name)
+        qtbot.waitUntil(lambda: "import-key" in page.note.text(), timeout=10000)
+        note = page.note.text()
+        assert "这台电脑没有保险库密钥" in note and "tapemind vault export-key" in note
+    finally:
+        s.close()
+        i18n.install_language("en")

@@ -76,6 +76,21 @@ SECRET_COLUMNS = (
 )
 
 
+def vault_error_text(exc: BaseException) -> str:
+    """A vault error as the owner reads it: the engine's message, led by what to do in
+    the owner's language when this computer lacks the key (the engine speaks English)."""
+    from app import VaultKeyNotHere
+
+    if isinstance(exc, VaultKeyNotHere):
+        lead = tr(
+            "This computer does not have the vault key. On a computer that has it, run "
+            "`tapemind vault export-key --to FILE`; copy the file here and run "
+            "`tapemind vault import-key FILE`."
+        )
+        return f"{lead}\n{exc}"
+    return str(exc)
+
+
 def load_vault(engine: Engine) -> VaultView:
     """Status, secrets with their active grants, pending requests (worker side)."""
     status = engine.vault_status()
@@ -83,7 +98,7 @@ def load_vault(engine: Engine) -> VaultView:
     try:
         secrets = engine.secrets()
     except Exception as exc:  # a locked vault: say so, keep the requests visible
-        return VaultView(status, (), pending, str(exc))
+        return VaultView(status, (), pending, vault_error_text(exc))
     holders: dict[str, list[str]] = {}
     lapses_first: datetime | None = None
     for g in engine.grants(active_only=True):
@@ -316,7 +331,7 @@ class VaultPage(Page):
             d.value.text(),
             d.tag_list(),
             on_result=lambda _info: d.accept(),
-            on_error=lambda exc: d.error.setText(str(exc)),
+            on_error=lambda exc: d.error.setText(vault_error_text(exc)),
         )
 
     def ask_remove(self) -> None:
@@ -344,7 +359,9 @@ class VaultPage(Page):
             self,
         )
         self.dialog.accepted.connect(
-            lambda: self.ctx.runner.write(self.ctx.engine.rotate_vault_key, on_result=self.changed)
+            lambda: self.ctx.runner.write(
+                self.ctx.engine.rotate_vault_key, on_result=self.changed, on_error=self._failed
+            )
         )
         self.dialog.open()
 
@@ -363,7 +380,12 @@ class VaultPage(Page):
         self.dialog.open()
 
     def _reveal(self, name: str) -> None:
-        self.ctx.runner.read(self.ctx.engine.reveal_secret, name, on_result=self._show_value)
+        self.ctx.runner.read(
+            self.ctx.engine.reveal_secret, name, on_result=self._show_value, on_error=self._failed
+        )
+
+    def _failed(self, exc: BaseException) -> None:
+        self.note.setText(vault_error_text(exc))
 
     def _show_value(self, value: str) -> None:
         box = QDialog(self)

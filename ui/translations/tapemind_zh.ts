@@ -1040,6 +1040,10 @@
         <translation>该智能体的连接没有会话，“本次会话”的授权永远不会生效：请选择允许一次、1 小时内允许或始终允许。</translation>
     </message>
     <message>
+        <source>This computer does not have the vault key. On a computer that has it, run `tapemind vault export-key --to FILE`; copy the file here and run `tapemind vault import-key FILE`.</source>
+        <translation>这台电脑没有保险库密钥。请在有密钥的电脑上运行 `tapemind vault export-key --to FILE`，把文件复制到这里，再运行 `tapemind vault import-key FILE`。</translation>
+    </message>
+    <message>
         <source>This engine does not report it yet.</source>
         <translation>当前引擎尚未提供此数据。</translation>
     </message>
