@@ -4,13 +4,12 @@ forgotten. In English and Chinese, through the engine."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app import Engine
+from tests import committed
 from tests.insight_cases import DEPLOY_EN, SLOWSQL_ZH, learn, proposal_for
 
 pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fast
@@ -37,20 +36,17 @@ def grow(engine: Engine, items: Any) -> tuple[list[int], Any]:
     return ids, engine.accept_proposal(proposal_for(engine.insights("cc"), ids).id)
 
 
-def raw(home: Path, sql: str) -> str:
-    with sqlite3.connect(home / "tapemind.db") as db:
-        return " ".join(str(r[0]) for r in db.execute(sql))
+def raw(engine: Engine, sql: str) -> str:
+    return " ".join(str(r[0]) for r in committed.rows(engine, sql))
 
 
 @pytest.mark.parametrize("language", sorted(CASES))
-def test_vault_set_takes_a_value_out_of_grown_skills_and_drafts(
-    cc: Engine, home: Path, language: str
-) -> None:
+def test_vault_set_takes_a_value_out_of_grown_skills_and_drafts(cc: Engine, language: str) -> None:
     items, at, value = CASES[language]
     _, skill = grow(cc, with_value(items, at, value, language))
     assert value in skill.text  # the memory's own words, quoted in a step
     # The accepted proposal's draft, which the owner reads, quotes it too.
-    assert value in raw(home, "SELECT draft FROM insight_proposals")
+    assert value in raw(cc, "SELECT draft FROM insight_proposals")
     info = cc.set_secret("DEPLOY_LOGIN", value)
     assert info.redacted_skills >= 2  # the accepted version, the accepted draft
     again = cc.skill("cc", skill.name)
@@ -62,10 +58,8 @@ def test_vault_set_takes_a_value_out_of_grown_skills_and_drafts(
         "SELECT text || description FROM skill_versions",
         "SELECT draft || coalesce(note, '') FROM insight_proposals",
     ):
-        assert value not in raw(home, sql)
-    assert value.encode() not in b"".join(
-        p.read_bytes() for p in home.iterdir() if p.name.startswith("tapemind.db")
-    )
+        assert value not in raw(cc, sql)
+    assert value.encode() not in committed.raw(cc)
 
 
 @pytest.mark.parametrize("language", sorted(CASES))
