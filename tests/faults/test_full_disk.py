@@ -4,6 +4,7 @@ the indexer waits it out, and once space is freed everything catches up with not
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from pathlib import Path
 
@@ -35,8 +36,10 @@ COMMANDS = [
 ]
 
 
-def _home_on(disk: Disk) -> Path:
-    home = disk.path / "home"
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home made by the CLI: agent cc, an entry and a memory, all indexed."""
+    home = tmp_path_factory.mktemp("made") / "home"
     ok(cli(home, "init"))
     ok(cli(home, "agent", "add", "cc"))
     ok(cli(home, "tape", "append", "--agent", "cc", "--thread", "t", "--role", "user",
@@ -46,8 +49,18 @@ def _home_on(disk: Disk) -> Path:
     return home
 
 
-def test_every_command_on_a_completely_full_disk_answers_exit_9(small_disk: Disk) -> None:
-    home = _home_on(small_disk)
+def _home_on(disk: Disk, made: Path) -> Path:
+    """A copy of `made` on the disk, opened once there (the moved database is checked)."""
+    home = disk.path / "home"
+    shutil.copytree(made, home)
+    ok(cli(home, "agent", "list"))
+    return home
+
+
+def test_every_command_on_a_completely_full_disk_answers_exit_9(
+    small_disk: Disk, made: Path
+) -> None:
+    home = _home_on(small_disk, made)
     before = data_of(home)
     small_disk.fill(0)
     assert small_disk.free_bytes() == 0
@@ -71,9 +84,9 @@ def test_every_command_on_a_completely_full_disk_answers_exit_9(small_disk: Disk
 
 
 def test_index_run_on_a_full_disk_exits_9_and_catches_up_once_space_is_freed(
-    small_disk: Disk,
+    small_disk: Disk, made: Path
 ) -> None:
-    home = _home_on(small_disk)
+    home = _home_on(small_disk, made)
     # More rows than a command embeds before it returns: the backlog waits for `index run`.
     n = SETTLE_MAX_ROWS + 40
     rows = "\n".join(
