@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -32,7 +34,11 @@ COMMANDS = [
 ]
 
 
-def _home(home: Path, clock: ManualClock) -> None:
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home with agent cc: 400 tape entries and 30 memories, all indexed."""
+    home = tmp_path_factory.mktemp("made") / "home"
+    clock = ManualClock(datetime(2026, 11, 1, 9, 0, tzinfo=UTC))
     with Engine.open(home, create=True, clock=clock, embedder=EMB) as eng:
         eng.add_agent("cc")
         eng.append(
@@ -45,6 +51,12 @@ def _home(home: Path, clock: ManualClock) -> None:
         for i in range(30):
             eng.remember("cc", f"Fact {i}: the project listens on port {8000 + i}", "project_fact")
         eng.run_indexer()
+    return home
+
+
+def _home(home: Path, made: Path) -> None:
+    """A copy of `made` at `home`."""
+    shutil.copytree(made, home)
 
 
 def _files(home: Path) -> dict[str, str]:
@@ -95,8 +107,10 @@ def _refused_by_every_command(home: Path, said: str) -> None:
     assert _files(home) == files  # not reset, not written into, the index untouched
 
 
-def test_an_empty_database_is_refused_not_made_a_new_home(home: Path, clock: ManualClock) -> None:
-    _home(home, clock)
+def test_an_empty_database_is_refused_not_made_a_new_home(
+    home: Path, clock: ManualClock, made: Path
+) -> None:
+    _home(home, made)
     os.truncate(home / "tapemind.db", 0)
     for extra in ("tapemind.db-wal", "tapemind.db-shm", ".checked"):
         (home / extra).unlink(missing_ok=True)
@@ -107,8 +121,8 @@ def test_an_empty_database_is_refused_not_made_a_new_home(home: Path, clock: Man
     assert not doctor(home).whole
 
 
-def test_a_truncated_database_is_refused(home: Path, clock: ManualClock) -> None:
-    _home(home, clock)
+def test_a_truncated_database_is_refused(home: Path, clock: ManualClock, made: Path) -> None:
+    _home(home, made)
     size = (home / "tapemind.db").stat().st_size
     os.truncate(home / "tapemind.db", size // 2)
     _refused_by_every_command(home, "truncated")
@@ -117,10 +131,10 @@ def test_a_truncated_database_is_refused(home: Path, clock: ManualClock) -> None
 
 
 def test_random_written_pages_are_refused_at_open_and_doctor_says_so(
-    home: Path, clock: ManualClock
+    home: Path, clock: ManualClock, made: Path
 ) -> None:
     """Random bytes over two pages: `dd if=/dev/urandom ... seek=244 count=2 conv=notrunc`."""
-    _home(home, clock)
+    _home(home, made)
     page, size = _leaf(home, "tape_entries")  # a page of rows, where that dd lands
     with (home / "tapemind.db").open("r+b") as fh:
         fh.seek((page - 1) * size + 1024)
@@ -133,12 +147,12 @@ def test_random_written_pages_are_refused_at_open_and_doctor_says_so(
 
 
 def test_damage_met_while_the_home_is_open_stops_every_write(
-    home: Path, clock: ManualClock
+    home: Path, clock: ManualClock, made: Path
 ) -> None:
     """Damage the quick check at open could not see yet (it happened afterwards): the first
     read that meets it refuses, and from then on nothing is written, in this process or
     the next, until `doctor` finds the database whole."""
-    _home(home, clock)
+    _home(home, made)
     eng = Engine.open(home, clock=clock, embedder=EMB)
     try:
         conn = sqlite3.connect(home / "tapemind.db")
@@ -166,11 +180,11 @@ def test_damage_met_while_the_home_is_open_stops_every_write(
 
 
 def test_doctor_repairs_an_index_that_no_longer_matches_its_table(
-    home: Path, clock: ManualClock
+    home: Path, clock: ManualClock, made: Path
 ) -> None:
     """Damage confined to an index, the rows intact (an index entry pointing at the wrong
     row): `doctor` names it, `doctor --repair` rebuilds the index from the rows."""
-    _home(home, clock)
+    _home(home, made)
     conn = sqlite3.connect(home / "tapemind.db")
     index = conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tape_entries' "
