@@ -131,11 +131,18 @@ def assert_clean_check(home: Path) -> dict[str, Any]:
     return report
 
 
-def serve(home: Path) -> subprocess.Popen[str]:
-    """`tapemind serve` on a free port; returns once it serves."""
+def serve(home: Path, query_patience_s: float | None = None) -> subprocess.Popen[str]:
+    """`tapemind serve` on a free port; returns once it serves. `query_patience_s`: how
+    long its searches wait for the vector store before answering from full-text (the
+    product's 10 s, where a test would only wait it out)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANONYMIZED_TELEMETRY": "False"}
+    program = TAPEMIND
+    if query_patience_s is not None:
+        program = [sys.executable, "-c", "import app.index.store as s; "
+                   f"s.QUERY_PATIENCE_S = {query_patience_s!r}; "
+                   "from app.cli.main import main; main()"]  # fmt: skip
     proc = subprocess.Popen(
-        [*TAPEMIND, "--home", str(home), "serve", "--port", "0", "--json"],
+        [*program, "--home", str(home), "serve", "--port", "0", "--json"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

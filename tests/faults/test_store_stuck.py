@@ -148,7 +148,7 @@ def test_the_host_stops_on_sigterm_while_its_store_is_stuck(home: Path) -> None:
     ok(cli(home, "tape", "append", "--agent", "cc", "--thread", "t", "--role", "user",
            "--text", "The user drinks green tea every morning"))  # fmt: skip
     ok(cli(home, "index", "run"))
-    host = serve(home)
+    host = serve(home, query_patience_s=1.0)
     try:
         [stuck] = wait_for(lambda: store_pids(host.pid), timeout=180)
         os.kill(stuck, signal.SIGSTOP)
