@@ -9,6 +9,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication
 
+import keyring
 import pytest
 
 from app import Engine
@@ -26,6 +27,33 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def demo_home(demo_template: Path, tmp_path: Path) -> Path:
     home = tmp_path / "demo-home"
     shutil.copytree(demo_template, home)
+    return home
+
+
+@pytest.fixture(scope="session")
+def vault_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """A demo home seeded with its secrets, and the keyring entries holding its vault key
+    (an in-memory keyring of its own while it is seeded)."""
+    from tests.conftest import MemoryKeyring
+
+    path = tmp_path_factory.mktemp("vault") / "home"
+    keys = MemoryKeyring()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(keyring.core, "_keyring_backend", keys)
+        mp.delenv("TAPEMIND_VAULT_PASSPHRASE", raising=False)
+        counts = seed(path)
+    assert counts.get("secrets", 0) > 0
+    return path, dict(keys.entries)
+
+
+@pytest.fixture
+def vault_home(vault_template: tuple[Path, dict], tmp_path: Path, memory_keyring) -> Path:  # type: ignore[no-untyped-def]
+    """A fresh copy of the seeded demo home with secrets; its vault key in this test's
+    keyring."""
+    template, keys = vault_template
+    home = tmp_path / "vault-home"
+    shutil.copytree(template, home)
+    memory_keyring.entries.update(keys)
     return home
 
 

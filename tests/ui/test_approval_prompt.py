@@ -10,15 +10,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app import Engine
-from app.demo.seed import seed
 
 
 @pytest.fixture
-def asked(tmp_path: Path, memory_keyring) -> Iterator[tuple[Engine, str, str]]:  # type: ignore[no-untyped-def]
+def asked(vault_home: Path) -> Iterator[tuple[Engine, str, str]]:
     """A demo home with no request pending, its first agent in ask mode."""
-    home = tmp_path / "vault-home"
-    seed(home)
-    engine = Engine.open(home)
+    engine = Engine.open(vault_home)
     for pending in engine.access_requests(status="pending"):
         engine.answer_request(pending.id, allow=False)
     agent, secret = engine.agents()[0].name, engine.secrets()[0].name

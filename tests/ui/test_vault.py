@@ -1,4 +1,4 @@
-"""Vault page and approval prompts on a freshly seeded demo home (with its secrets)."""
+"""Vault page and approval prompts on a fresh copy of the seeded demo home (with its secrets)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from app import Engine
-from app.demo.seed import seed
 
 
 @pytest.fixture
-def vault_engine(tmp_path: Path, memory_keyring) -> Iterator[Engine]:  # type: ignore[no-untyped-def]
-    home = tmp_path / "vault-home"
-    counts = seed(home)  # inside the test: the vault key goes to the in-memory keyring
-    assert counts.get("secrets", 0) > 0
-    engine = Engine.open(home)
+def vault_engine(vault_home: Path) -> Iterator[Engine]:
+    engine = Engine.open(vault_home)
     yield engine
     engine.close()
 
