@@ -181,6 +181,9 @@ def _drive_every_verb(engine: Engine, home: Path) -> None:
         engine.append("cc", [{"thread": "t", "role": "user", "text": "dbpass-0987654321-value"}])
     engine.unblock_agent("cc")
     engine.rotate_vault_key()
+    handed = home.parent / "vault.key"  # the key handed to another host, then taken back
+    engine.export_vault_key(str(handed), "a passphrase for the handover 交接")
+    engine.import_vault_key(str(handed), "a passphrase for the handover 交接")
     engine.remove_secret("API_TOKEN")
     _drive_insights(engine)
     engine.export(home.parent / "home.jsonl")
