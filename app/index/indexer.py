@@ -305,7 +305,7 @@ def run_indexer_once(
     svc = service_of(rt)
     with svc.writing(wait=not background) as ours:
         if not ours:
-            return _elsewhere_stats(rt, svc)
+            return _nothing_done(rt, svc, elsewhere=True)
         if background and time.monotonic() < svc.retry_at:
             return _stalled_stats(rt, svc, svc.stalls.held)
         try:
@@ -325,26 +325,22 @@ def run_indexer_once(
         return stats
 
 
-def _elsewhere_stats(rt: Runtime, svc: RetrievalService) -> IndexerStats:
+def _nothing_done(
+    rt: Runtime, svc: RetrievalService, *, stalled: str | None = None, elsewhere: bool = False
+) -> IndexerStats:
+    """The stats of a run that wrote nothing: it stalled, or another host was indexing."""
     with rt.read() as s:
         model = svc.active(s).name
         queued = rows.queue_stats(s)
     return IndexerStats(
         model=model, embedded=0, deleted=0, requeued=0, rebuilt=0,
         remaining=int(queued["memory"]) + int(queued["tape"]), seconds=0.0, rows_per_s=0.0,
-        reconciled=None, switched_to=None, elsewhere=True,
+        reconciled=None, switched_to=None, stalled=stalled, elsewhere=elsewhere,
     )  # fmt: skip
 
 
 def _stalled_stats(rt: Runtime, svc: RetrievalService, stall: IndexStall | None) -> IndexerStats:
-    with rt.read() as s:
-        model = svc.active(s).name
-        queued = rows.queue_stats(s)
-    return IndexerStats(
-        model=model, embedded=0, deleted=0, requeued=0, rebuilt=0,
-        remaining=int(queued["memory"]) + int(queued["tape"]), seconds=0.0, rows_per_s=0.0,
-        reconciled=None, switched_to=None, stalled=stall.because if stall else "recovering",
-    )  # fmt: skip
+    return _nothing_done(rt, svc, stalled=stall.because if stall else "recovering")
 
 
 def _run_once(

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from app import Engine
+from app.clock import ManualClock
 from app.engine import runtime_of
 from app.index.service import of as retrieval_of
 
@@ -68,12 +70,16 @@ def test_writers_on_three_hosts_leave_one_gap_free_tape_per_agent(
 
 
 def test_a_round_of_a_background_job_runs_on_one_host(pg_url: str, tmp_path: Path) -> None:
-    first, second = (Engine.open(h) for h in _homes(pg_url, tmp_path, 2))
+    homes = _homes(pg_url, tmp_path, 2)
+    now = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    later = ManualClock(now)
+    first = Engine.open(homes[0], clock=ManualClock(now))
+    second = Engine.open(homes[1], clock=later)
     try:
         assert first.claim_round("maintenance", 3600) is True
         assert second.claim_round("maintenance", 3600) is False  # the first has it
         assert second.claim_round("health-snapshots", 3600) is True  # another job
-        runtime_of(second).clock = _later(runtime_of(second).clock, seconds=3600)
+        later.advance(seconds=3600)
         assert second.claim_round("maintenance", 3600) is True  # the next period's
     finally:
         first.close()
@@ -101,19 +107,6 @@ def _until_a_lock_is_waited_for(url: str) -> None:
         raise AssertionError("nothing waited for the index job's lock")
     finally:
         engine.dispose()
-
-
-class _later:
-    """A clock `seconds` ahead of another."""
-
-    def __init__(self, clock: object, seconds: float) -> None:
-        self._clock = clock
-        self._seconds = seconds
-
-    def now(self):  # type: ignore[no-untyped-def]
-        from datetime import timedelta
-
-        return self._clock.now() + timedelta(seconds=self._seconds)  # type: ignore[attr-defined]
 
 
 def test_one_host_indexes_while_the_others_skip_and_a_command_waits_its_turn(
