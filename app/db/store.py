@@ -374,9 +374,19 @@ class Store:
                 postgres.release_job(held, name)
 
     def checkpoint(self) -> None:
-        """Copy the WAL into the database and truncate it, so page images of
-        deleted text do not linger in the -wal file (after forget and erase).
-        Best effort: with readers active SQLite checkpoints what it can."""
+        """After forget and erase: let no old copy of the removed text stay readable.
+
+        SQLite: copy the WAL into the database and truncate it, so page images of
+        deleted text do not linger in the -wal file (with readers active SQLite
+        checkpoints what it can). PostgreSQL: an update leaves the row's old version
+        in the table, text and all, until a VACUUM removes it; this runs one over the
+        database (outside any transaction, as VACUUM must), which skips the pages
+        nothing changed on. A version another host's open transaction can still see
+        stays until a later vacuum (autovacuum's)."""
+        if self.is_postgres:
+            with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.exec_driver_sql("VACUUM")
+            return
         if not self.is_sqlite:
             return
         with self.engine.connect() as conn:
