@@ -16,11 +16,13 @@ agent that dominates the table (see `app.db.postgres.vectors`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -44,6 +46,10 @@ HNSW_SHARE = 0.5
 # choose between exact and graph search; a stale count costs speed, never a result).
 SHARE_TTL_S = 30.0
 LOCATION = "the home's PostgreSQL database (table vectors)"
+
+# The store and transaction this thread's vector writes join (`DatabaseStore.within`):
+# a context variable, so other threads (searches, other agents) keep their own.
+_JOINED: ContextVar[tuple[DatabaseStore, Connection] | None] = ContextVar("joined", default=None)
 
 
 @contextmanager
@@ -76,7 +82,13 @@ class DatabaseIndex:
     @contextmanager
     def _conn(self, what: str) -> Iterator[Connection]:
         self._store.used = True
-        with _faults(what), self._store.engine.begin() as conn:
+        joined = _JOINED.get()
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_faults(what))
+            if joined is not None and joined[0] is self._store:
+                conn = joined[1]  # the caller's transaction commits (or not) it all
+            else:
+                conn = stack.enter_context(self._store.engine.begin())
             if not self._checked:
                 self._check_dimension(conn)
             yield conn
@@ -261,6 +273,16 @@ class DatabaseStore:
             pgv.forget_all(conn)
         with self._lock:
             self._shares.clear()
+
+    @contextmanager
+    def within(self, conn: Connection) -> Iterator[None]:
+        """Vector writes of this thread go into `conn`'s transaction until the block ends:
+        they commit, or roll back, with what else it writes (the indexer's ledger)."""
+        token = _JOINED.set((self, conn))
+        try:
+            yield
+        finally:
+            _JOINED.reset(token)
 
     # -- calls -----------------------------------------------------------------------
 

@@ -12,7 +12,9 @@ A run:
 2. drains the queue oldest first: `EMBED_BATCH` texts per embed call, one chromadb upsert
    per `CHUNK` rows, and only then, in one transaction, the ledger rows are written and
    the queue rows deleted. A kill at any point leaves rows queued (embedded again, upsert
-   is idempotent) or vectors the next deep reconcile deletes, never a missing row. A
+   is idempotent) or vectors the next deep reconcile deletes, never a missing row. (On
+   PostgreSQL the vectors are rows of the same database, written in the ledger's own
+   transaction: a kill leaves the chunk queued, with none of its vectors.) A
    large backlog is embedded in a child process meanwhile (`offload.py`); this process
    still writes everything;
 3. continues a rebuild (a new model): walks every live row by id, embeds it with the new
@@ -201,15 +203,28 @@ class IndexerRun:
         return chunks.read(self.rt, n, skip)
 
     def finish(self, chunk: Chunk, plans: Sequence[Plan]) -> None:
-        """Write a chunk whose vectors are all filled in, then record it and dequeue it."""
+        """Write a chunk whose vectors are all filled in, then record it and dequeue it.
+
+        Vectors in the home's database (PostgreSQL) are written in the ledger's own
+        transaction. A separate store (chromadb) is written first, outside it: its
+        upsert must not hold the home's write lock, and a kill between the two leaves
+        vectors the ledger does not know, which the next deep reconcile deletes."""
+        names = [m.name for m in self.models]
+        if self.svc.vectors_in_database:
+            with self.rt.write() as s, self.svc.writing_with(s):
+                self._store_chunk(chunk, plans)
+                rows.settle(s, names, chunk.live, chunk.gone, self.rt.now_iso(), dequeue=True)
+        else:
+            self._store_chunk(chunk, plans)
+            with self.rt.write() as s:
+                rows.settle(s, names, chunk.live, chunk.gone, self.rt.now_iso(), dequeue=True)
+        self.embedded += len(chunk.live)
+
+    def _store_chunk(self, chunk: Chunk, plans: Sequence[Plan]) -> None:
         for plan in plans:
             plan.upsert(self.svc.index(plan.model))
         if chunk.gone:
             self.delete(chunk.gone)
-        with self.rt.write() as s:
-            names = [m.name for m in self.models]
-            rows.settle(s, names, chunk.live, chunk.gone, self.rt.now_iso(), dequeue=True)
-        self.embedded += len(chunk.live)
 
     def drain(self, budget: int) -> None:
         proc = self.svc.offload.for_drain(self.rt, self.models, self.offload_from)

@@ -295,6 +295,22 @@ class RetrievalService:
                         break  # no progress: leave the rest to the searches
                     left = now
 
+    @property
+    def vectors_in_database(self) -> bool:
+        """Whether the vectors are rows of the home's own database (PostgreSQL)."""
+        return isinstance(self.vectors, DatabaseStore)
+
+    @contextmanager
+    def writing_with(self, session: Session) -> Iterator[None]:
+        """Vector writes inside the block join `session`'s transaction when the vectors
+        live in the same database (PostgreSQL): a chunk's vectors and its ledger rows
+        commit together, or neither does. A separate store (chromadb) writes on its own."""
+        if isinstance(self.vectors, DatabaseStore):
+            with self.vectors.within(session.connection()):
+                yield
+        else:
+            yield
+
     def index(self, embedder: Embedder) -> AnyIndex:
         """The vector index of `embedder`'s model (its calls run in the store process)."""
         return self.vectors.index(embedder.name, int(embedder.dim))
