@@ -10,6 +10,7 @@ gets the driver's ordinary transactions.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import Engine as SAEngine
 from sqlalchemy import create_engine, event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
@@ -26,6 +28,8 @@ from app.db.migrations import MIGRATIONS, latest
 from app.db.qmark import Qmark
 from app.errors import HomeDamaged, HomeError, InvalidInput, TapemindError, WriteBusy
 from app.limits import MAX_ID
+
+log = logging.getLogger(__name__)
 
 _WRITE = "tapemind_write"
 BUSY_TIMEOUT_S = 30.0
@@ -382,10 +386,14 @@ class Store:
         in the table, text and all, until a VACUUM removes it; this runs one over the
         database (outside any transaction, as VACUUM must), which skips the pages
         nothing changed on. A version another host's open transaction can still see
-        stays until a later vacuum (autovacuum's)."""
+        stays until a later vacuum (autovacuum's). Best effort on both: what called it
+        has committed, and autovacuum would get there later."""
         if self.is_postgres:
-            with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                conn.exec_driver_sql("VACUUM")
+            try:
+                with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                    conn.exec_driver_sql("VACUUM")
+            except DBAPIError as exc:
+                log.warning("VACUUM after a removal failed (%s)", type(exc.orig).__name__)
             return
         if not self.is_sqlite:
             return
