@@ -1,5 +1,5 @@
 """`python -m app …` runs the `tapemind` CLI."""
 
-from app.cli.main import main
+from app.cli.launch import main
 
 main()

@@ -25,7 +25,9 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TAPEMIND = [sys.executable, "-m", "app.cli.main"]
+# `python -m app`, as a user may run it: a package's `__main__` is the one main module
+# multiprocessing does not import again in each store process it starts.
+TAPEMIND = [sys.executable, "-m", "app"]
 
 # The tables that hold what agents and the owner wrote (derived tables, the audit trail
 # and the index bookkeeping may change while the index heals).
