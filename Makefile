@@ -60,20 +60,29 @@ run: system-run setup
 arbiter-model: setup
 	$(BIN)/python bench/arbiter_fit.py
 
-## Run every test: all but the desktop app's in TEST_PROCESSES test processes; the
+## Run every test: all but the desktop app's in TEST_PROCESSES test processes; then the
 ## app's in one process (Qt offscreen; the tray's test under Xvfb and a private desktop
 ## bus: PySide6 can deadlock deleting an earlier test's widgets mid-signal when a process
-## runs another order of them); then the engine's tests again on a home kept in
-## PostgreSQL (started from pgserver). The real-keyring tests: make test-keyring.
+## runs another order of them) while, beside it, the engine's tests run again on a home
+## kept in PostgreSQL (started from pgserver): the app's process keeps one core busy, so
+## the two together take the time of the longer. The real-keyring tests: make test-keyring.
 # Most tests wait on processes they start (hosts, stdio servers, the CLI): one more test
 # process than cores keeps the cores busy while they wait.
 TEST_PROCESSES ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$((n + 1)))
+# The PostgreSQL lane: the cores the app's process leaves (0: in pytest's own process).
+LANE_PROCESSES ?= $(shell n=$$(nproc 2>/dev/null || echo 2); n=$$((n - 1)); [ $$n -gt 4 ] && n=4; [ $$n -lt 2 ] && n=0; echo $$n)
 test: system-test setup setup-node
 	$(BIN)/ruff check app ui tests bench
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist worksteal -m "not keyring_real" --ignore=tests/ui
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real" tests/ui
-	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --fast --backend postgresql tests/engine
+	@mkdir -p build; rm -f build/postgresql-lane.log; \
+	lane="$(BIN)/python -m pytest -q -p no:cacheprovider -n $(LANE_PROCESSES) --fast --backend postgresql tests/engine"; \
+	echo "$$lane (beside the app's tests; its output follows theirs)"; \
+	$$lane > build/postgresql-lane.log 2>&1 & lane=$$!; trap 'kill $$lane 2>/dev/null' INT TERM; \
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not keyring_real" tests/ui; app=$$?; \
+	wait $$lane; postgresql=$$?; \
+	echo "--- the engine's tests on PostgreSQL:"; cat build/postgresql-lane.log; \
+	[ $$app -eq 0 ] && [ $$postgresql -eq 0 ]
 
 ## The engine core in under a minute: no subprocesses, no Qt, a hashing embedder for models,
 ## one test process per core (its tests share nothing but the machine).

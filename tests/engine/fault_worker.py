@@ -1,7 +1,8 @@
 """A child process for the fault tests: appends to a home and reports each commit.
 
 python -m tests.engine.fault_worker HOME AGENT MODE COUNT [BATCH]
-  MODE batches: COUNT entries in batches of BATCH, printing "committed N" after each.
+  MODE batches: COUNT entries in batches of BATCH, printing "committed N" after each
+  (each text padded to FAULT_WORKER_PAD characters more, 200 unless set).
   MODE single:  COUNT one-entry appends, each its own transaction.
 """
 
@@ -24,13 +25,14 @@ def main() -> None:
                 engine.append(agent, [{"thread": f"p{pid}", "role": "user", "text": f"{pid}:{i}"}])
             print("done", flush=True)
             return
+        pad = int(os.environ.get("FAULT_WORKER_PAD", "200"))  # characters after each text
         for start in range(0, count, batch):
             entries = [
                 {
                     "thread": f"b{start}",
                     "turn": f"u{i}",
                     "role": "assistant",
-                    "text": f"批次 {start} entry {i} " + "x" * 200,
+                    "text": f"批次 {start} entry {i} " + "x" * pad,
                 }
                 for i in range(batch)
             ]

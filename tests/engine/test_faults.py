@@ -25,11 +25,11 @@ pytestmark = pytest.mark.heavy  # real models or processes: not in make test-fas
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _worker(home: Path, *args: str) -> subprocess.Popen[str]:
+def _worker(home: Path, *args: str, pad: int = 200) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "tests.engine.fault_worker", str(home), *map(str, args)],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "FAULT_WORKER_PAD": str(pad)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -68,7 +68,7 @@ def _check_consistent(home: Path) -> list[tuple[int, int, str]]:
     return rows
 
 
-def _kill_when(proc: subprocess.Popen[str], ready: callable, timeout: float = 120) -> None:  # type: ignore[valid-type]
+def _kill_when(proc: subprocess.Popen[str], ready: callable, timeout: float = 300) -> None:  # type: ignore[valid-type]
     deadline = time.monotonic() + timeout
     while not ready():
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
@@ -83,7 +83,9 @@ def test_kill_9_during_one_huge_batch_leaves_nothing_of_it(
     cc_home: Path, clock: ManualClock
 ) -> None:
     wal = cc_home / "tapemind.db-wal"
-    proc = _worker(cc_home, "cc", "batches", 200_000, 200_000)
+    # 50k long entries: as many bytes as 200k short ones, a quarter of the entries to
+    # prepare before the transaction starts writing.
+    proc = _worker(cc_home, "cc", "batches", 50_000, 50_000, pad=1000)
     # Kill once the transaction has spilled pages to the WAL: it is mid-write.
     _kill_when(proc, lambda: wal.exists() and wal.stat().st_size > 4_000_000)
     assert _check_consistent(cc_home) == []
