@@ -1,7 +1,7 @@
 """Several hosts writing to one PostgreSQL database at once: nothing acknowledged is lost,
 every agent's sequence numbers stay gap-free.
 
-    python bench/pg_hosts.py [--hosts 3] [--agents 8] [--seconds 600]
+    python bench/pg_hosts.py [--hosts 3] [--agents 8] [--seconds 600] [--baseline-seconds S]
 
 Starts a PostgreSQL 16 with pgvector from the `pgserver` package (a real postmaster,
 fsync on), then `--hosts` processes, each with a home directory of its own on that
@@ -155,7 +155,12 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=3)
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument(
+        "--baseline-seconds", type=float, help="how long the one-host baseline writes "
+        "(default: --seconds; 0 leaves it out)"
+    )  # fmt: skip
     args = parser.parse_args()
+    baseline = args.seconds if args.baseline_seconds is None else args.baseline_seconds
 
     import pgserver
 
@@ -166,7 +171,8 @@ def main() -> None:
         server = pgserver.get_server(base / "pg", cleanup_mode="stop")
         try:
             # The baseline first: the same agents and writers, all on one host.
-            _round(server, base, 1, agents, args.seconds)
+            if baseline > 0:
+                _round(server, base, 1, agents, baseline)
             _round(server, base, args.hosts, agents, args.seconds)
         finally:
             server.cleanup()
