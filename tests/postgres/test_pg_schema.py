@@ -154,3 +154,26 @@ def test_a_second_vector_write_does_not_lock_the_table(pg: Engine, pg_url: str) 
         second.execute(text("SET LOCAL lock_timeout = '2s'"))
         postgres.put(second, "m", "memory", agent, [(3, "h", [1.0, 1.0])])  # no wait
     other.dispose()
+
+
+def test_a_512_dimension_vector_is_kept_in_its_row(pg: Engine) -> None:
+    """Not moved out to the TOAST table, which an agent's exact search would read once
+    per row."""
+    from app.db.postgres import vectors
+
+    with pg.begin() as conn:
+        conn.execute(
+            text("INSERT INTO agents (name, created_at, settings) VALUES ('a', 'now', '{}')")
+        )
+        agent = int(conn.execute(text("SELECT id FROM agents")).scalar_one())
+        vectors.put(conn, "usem3", "memory", agent, [(1, "", [0.03] * 512)])
+    with pg.begin() as conn:
+        toast = conn.execute(
+            text(
+                "SELECT pg_relation_size(reltoastrelid) FROM pg_class "
+                "WHERE relname = 'vectors' AND reltoastrelid <> 0"
+            )
+        ).scalar()
+        assert toast in (None, 0)
+        stored = conn.execute(text("SELECT vector_dims(embedding) FROM vectors"))
+        assert stored.scalar_one() == 512
