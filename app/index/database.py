@@ -161,15 +161,22 @@ class DatabaseIndex:
         agent = int(agent_id)
         values = query.tolist()
         with self._conn("query") as conn:
-            mine, every = self._store.share(conn, self.embedder_name, kind, agent)
-            if mine > EXACT_UP_TO and mine >= HNSW_SHARE * every:
-                # Enough candidates that the agent's share of them fills k.
-                ef = max(pgv.EF_SEARCH, int(k * every / max(mine, 1) * 2))
+            ef = self._graph_ef(conn, kind, agent, k)
+            if ef is not None:
                 found = pgv.nearest(conn, self.embedder_name, kind, agent, values, k, ef)
             else:
                 found = pgv.nearest_exact(conn, self.embedder_name, kind, agent, values, k)
         # pgvector's cosine distance is 1 - cosine similarity.
         return [(i, 1.0 - d) for i, d in found]
+
+    def _graph_ef(self, conn: Connection, kind: str, agent: int, k: int) -> int | None:
+        """The graph search's width for the agent's `k` nearest, or None when its rows
+        are searched exactly (see the module)."""
+        mine, every = self._store.share(conn, self.embedder_name, kind, agent)
+        if every is None or not (mine > EXACT_UP_TO and mine >= HNSW_SHARE * every):
+            return None
+        # Enough candidates that the agent's share of them fills k.
+        return max(pgv.EF_SEARCH, int(k * every / max(mine, 1) * 2))
 
     def warm(self, kind: str, budget_s: float) -> int:
         """Nothing to load ahead of a first query: PostgreSQL's own cache serves it."""
@@ -193,10 +200,9 @@ class DatabaseIndex:
             absent = [(str(a), int(i)) for a, i in rows if int(i) not in held]
             unfindable: list[tuple[str, int]] = []
             for agent in sorted({a for a, _ in held.values()}):
-                mine, every = self._store.share(conn, self.embedder_name, kind, agent)
-                if not (mine > EXACT_UP_TO and mine >= HNSW_SHARE * every):
+                ef = self._graph_ef(conn, kind, agent, SELF_K)
+                if ef is None:
                     continue
-                ef = max(pgv.EF_SEARCH, int(SELF_K * every / max(mine, 1) * 2))
                 for item, (owner, vector) in held.items():
                     if owner != agent:
                         continue
@@ -241,7 +247,7 @@ class DatabaseStore:
         self.used = False  # a vector was read or written by this process
         self._lock = threading.Lock()
         # (model, kind, agent) -> (checked at, the agent's rows, every agent's rows)
-        self._shares: dict[tuple[str, str, int], tuple[float, int, int]] = {}
+        self._shares: dict[tuple[str, str, int], tuple[float, int, int | None]] = {}
 
     # -- what a directory would show -------------------------------------------------
 
@@ -293,16 +299,17 @@ class DatabaseStore:
                 self._indexes[key] = DatabaseIndex(self, name, int(dim))
             return self._indexes[key]
 
-    def share(self, conn: Connection, model: str, kind: str, agent: int) -> tuple[int, int]:
+    def share(self, conn: Connection, model: str, kind: str, agent: int) -> tuple[int, int | None]:
         """(the agent's rows, every agent's rows) of `model`'s `kind`, read at most every
-        `SHARE_TTL_S` seconds."""
+        `SHARE_TTL_S` seconds; everyone's only when the agent holds more than
+        `EXACT_UP_TO` (`postgres.vectors.agent_share`)."""
         key = (model, kind, agent)
         now = time.monotonic()
         with self._lock:
             seen = self._shares.get(key)
         if seen is not None and now - seen[0] < SHARE_TTL_S:
             return seen[1], seen[2]
-        mine, every = pgv.agent_share(conn, model, kind, agent)
+        mine, every = pgv.agent_share(conn, model, kind, agent, EXACT_UP_TO)
         with self._lock:
             self._shares[key] = (now, mine, every)
         return mine, every

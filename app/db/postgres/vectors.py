@@ -167,8 +167,24 @@ def counts(conn: Connection, model: str) -> dict[tuple[str, int], int]:
     return {(str(k), int(a)): int(n) for k, a, n in rows}
 
 
-def agent_share(conn: Connection, model: str, kind: str, agent_id: int) -> tuple[int, int]:
-    """(the agent's rows, every agent's rows) of `kind` with a vector of `model`."""
+def agent_share(
+    conn: Connection, model: str, kind: str, agent_id: int, past: int
+) -> tuple[int, int | None]:
+    """(the agent's rows, every agent's rows) of `kind` with a vector of `model`; the
+    agent's are counted only up to `past` + 1, and everyone's only when the agent holds
+    more than `past` (else None). Counting everyone's walks the model's whole range of
+    the index: 33 ms at 300,000 vectors, in every agent's first search."""
+    mine = int(
+        conn.execute(
+            text(
+                "SELECT count(*) FROM (SELECT 1 FROM vectors WHERE model = :m AND kind = :k "
+                "AND agent_id = :a LIMIT :n) AS held"
+            ),
+            {"m": model, "k": kind, "a": agent_id, "n": past + 1},
+        ).scalar_one()
+    )
+    if mine <= past:
+        return mine, None
     row = conn.execute(
         text(
             "SELECT count(*) FILTER (WHERE agent_id = :a), count(*) FROM vectors "
