@@ -28,7 +28,6 @@ import argparse
 import io
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -44,6 +43,7 @@ from app import Engine
 from app.benchmarks.lifecycle import candidate_text, memory_text
 from app.db.postgres import tsvector_literal
 from app.text import memory_hash, text_terms
+from bench.pg_home import _timed  # one caller, wall time: p50 and p95
 
 BATCH = 10_000
 DIM = 512
@@ -107,16 +107,6 @@ def _fill(url: str, agent_ids: list[int], n: int, say: Callable[[str], None]) ->
         say("VACUUM ANALYZE")
         conn.execute("VACUUM ANALYZE")
     return sample
-
-
-def _timed(calls: int, fn: Callable[[int], object]) -> tuple[float, float]:
-    times = []
-    for i in range(calls):
-        started = time.perf_counter()
-        fn(i)
-        times.append((time.perf_counter() - started) * 1000)
-    times.sort()
-    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)]
 
 
 def main() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import Connection, text
 
@@ -10,6 +11,18 @@ from app.models import NewEntry
 from app.tape.prepared import Ready, ready
 
 NOW = "2026-11-01T09:00:00.000000Z"
+
+
+def read(url: str, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    """The rows `sql` returns from the database at `url`, on a connection of its own."""
+    from app.db import postgres
+
+    engine = postgres.engine_for(url)
+    try:
+        with engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(text(sql), dict(params or {}))]
+    finally:
+        engine.dispose()
 
 
 def prepared(texts: Sequence[str], thread: str = "t1") -> list[Ready]:

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import text
-
 from app import Engine
 from app.clock import ManualClock
-from app.db import postgres
+from tests.postgres.helpers import read
 
 PHRASE_EN = "allergic to peanuts"
 PHRASE_ZH = "对花生严重过敏"
@@ -21,36 +19,17 @@ TABLES = ("memories", "memory_versions", "tape_entries")  # where the text was
 
 
 def _vacuumed(url: str) -> dict[str, bool]:
-    engine = postgres.engine_for(url)
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT relname, last_vacuum IS NOT NULL FROM pg_stat_user_tables "
-                    "WHERE relname = ANY(:t)"
-                ),
-                {"t": list(TABLES)},
-            ).all()
-    finally:
-        engine.dispose()
+    rows = read(
+        url,
+        "SELECT relname, last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = ANY(:t)",
+        {"t": list(TABLES)},
+    )
     return {str(name): bool(done) for name, done in rows}
 
 
 def _holding(url: str) -> int:
-    engine = postgres.engine_for(url)
-    try:
-        with engine.connect() as conn:
-            return sum(
-                int(
-                    conn.execute(
-                        text(f"SELECT count(*) FROM {t} x WHERE x::text LIKE :p"),
-                        {"p": f"%{PHRASE_ZH}%"},
-                    ).scalar_one()
-                )
-                for t in TABLES
-            )
-    finally:
-        engine.dispose()
+    sql = "SELECT count(*) FROM {} x WHERE x::text LIKE :p"
+    return sum(int(read(url, sql.format(t), {"p": f"%{PHRASE_ZH}%"})[0][0]) for t in TABLES)
 
 
 def test_forget_and_erase_vacuum_the_old_versions_of_the_text(

@@ -11,6 +11,7 @@ from sqlalchemy import Engine, create_engine, inspect, text
 
 from app.db import Store, postgres
 from app.errors import InvalidInput
+from tests.postgres.helpers import add_agent
 
 _RULES = {"a": "NO ACTION", "c": "CASCADE", "n": "SET NULL", "r": "RESTRICT", "d": "SET DEFAULT"}
 
@@ -162,10 +163,7 @@ def test_a_512_dimension_vector_is_kept_in_its_row(pg: Engine) -> None:
     from app.db.postgres import vectors
 
     with pg.begin() as conn:
-        conn.execute(
-            text("INSERT INTO agents (name, created_at, settings) VALUES ('a', 'now', '{}')")
-        )
-        agent = int(conn.execute(text("SELECT id FROM agents")).scalar_one())
+        agent = add_agent(conn, "a")
         vectors.put(conn, "usem3", "memory", agent, [(1, "", [0.03] * 512)])
     with pg.begin() as conn:
         toast = conn.execute(
