@@ -164,7 +164,9 @@ def run(state: State, limit: int | None) -> None:
     click.echo(
         f"{stats.embedded} embedded in {stats.seconds:.1f} s{pace}, {stats.deleted} vectors "
         f"deleted, {stats.requeued} re-queued, {stats.remaining} still queued; model "
-        f"{stats.model}" + (f" (switched to {stats.switched_to})" if stats.switched_to else "")
+        f"{stats.model}"
+        + (f" (switched to {stats.switched_to})" if stats.switched_to else "")
+        + (f"; {stats.graphs} agents' own graphs built" if stats.graphs else "")
     )
 
 

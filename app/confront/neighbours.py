@@ -102,7 +102,7 @@ def neighbour_terms(body: str) -> list[str]:
     return unique[:MAX_TERMS]
 
 
-def _pick_terms(s: Session, terms: Sequence[str], cache: dict[Any, tuple[int, float]]) -> list[str]:
+def _pick_terms(s: Session, terms: Sequence[str], cache: dict[Any, tuple[Any, float]]) -> list[str]:
     """The rarest terms, within a postings budget: they decide bm25's top anyway, and
     ranking every memory that shares a common word ("user", "用户") would cost tens of
     milliseconds at 100,000 memories. Document frequencies come from fts5vocab."""
@@ -119,15 +119,23 @@ def fulltext_neighbours(
     terms = _pick_terms(s, neighbour_terms(body), rare_terms.count_cache(rt))
     if not terms:
         return []
-    # No agent token in the MATCH: the agent is filtered after ranking, and ANDing the
-    # agent's token would merge a doclist as long as the agent's memory count every call.
     db = dbapi(s)
-    if isinstance(db, Qmark):
+    if isinstance(db, Qmark):  # PostgreSQL: GIN intersects with the agent's rows first
         where = ("m.agent_id = ? AND m.status = 'active'", (arow.id,))
         rows = int(db.execute("SELECT coalesce(sum(n), 0) FROM memory_class_counts").fetchone()[0])
         return rare_terms.best_rows(
-            db, "memory_fts", [(t,) for t in terms], where, NEIGHBOURS, rows, alias="m"
+            db,
+            "memory_fts",
+            [(t,) for t in terms],
+            where,
+            NEIGHBOURS,
+            rows,
+            alias="m",
+            cache=rare_terms.count_cache(rt),
+            agent_id=arow.id,
         )
+    # No agent token in the MATCH: the agent is filtered after ranking, and ANDing the
+    # agent's token would merge a doclist as long as the agent's memory count every call.
     expr = " OR ".join('"' + t + '"' for t in terms)
     # Rank in FTS5 alone, then look up the best few rows: joining `memories` for every
     # match (up to POSTINGS_BUDGET rows) cost as much as bm25 itself. Exact: when the

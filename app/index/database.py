@@ -8,10 +8,10 @@ consistent), and nothing can be "missing", "damaged" or "foreign" the way a dire
 can. A failure is a `StoreFault` with the same codes as chromadb's, so a search falls
 back to full-text and the indexer backs off as it does on the embedded home.
 
-An agent's nearest rows are searched exactly (through the agent's b-tree range) unless
-the agent holds most of the model's rows and more than `EXACT_UP_TO` of them: pgvector
-0.6 filters HNSW candidates by agent after gathering them, so the graph only serves an
-agent that dominates the table (see `app.db.postgres.vectors`).
+An agent's nearest rows are searched through its own HNSW graph once it holds more than
+`GRAPH_FROM` rows of a kind (`DatabaseIndex.grow` builds it, in the indexer's runs),
+else exactly, through the agent's b-tree range (see `app.db.postgres.vectors`). Until
+its graph is built an agent's search is exact: slower, never different.
 """
 
 from __future__ import annotations
@@ -37,14 +37,20 @@ from app.index.vectors import SELF_K
 
 pgv = postgres.vectors  # the SQL of every call here
 
-# Above this many rows an agent that holds most of a model's rows is searched through
-# the HNSW graph; below it (or with a smaller share) exactly. Exact search over 20k
-# vectors of 512 dimensions takes ~15 ms on one core of the test machine.
-EXACT_UP_TO = 20_000
-HNSW_SHARE = 0.5
-# How long an agent's row counts are trusted before they are read again (they only
-# choose between exact and graph search; a stale count costs speed, never a result).
-SHARE_TTL_S = 30.0
+# From this many rows of a kind an agent gets its own graph. Measured on a pgserver
+# PostgreSQL 16 with pgvector 0.6.2, 512 dimensions, 100,000 rows over 20 agents: exact
+# search over an agent's 5,000 rows 7.3 ms warm, its own graph 2.7-3.8 ms (the same
+# nearest), its build 3.9 s. The embedded home searches a collection exactly up to the
+# same size (`app.index.exact.EXACT_UPTO`).
+GRAPH_FROM = 4096
+# Only one host builds agents' graphs at a time (a build takes seconds per 10,000 rows).
+GRAPHS_JOB = "tapemind agent graphs"
+# How long a build may wait for transactions that began before it (PostgreSQL's
+# `CONCURRENTLY` waits for them to end); one that times out is dropped and built again.
+GRAPH_WAIT_S = 60
+# How long the list of agents' graphs is trusted before it is read again (a graph
+# another host built is used from then on).
+GRAPHS_TTL_S = 30.0
 LOCATION = "the home's PostgreSQL database (table vectors)"
 
 # The store and transaction this thread's vector writes join (`DatabaseStore.within`):
@@ -134,12 +140,12 @@ class DatabaseIndex:
         with self._conn("upsert") as conn:
             for agent, items in by_agent.items():
                 pgv.put(conn, self.embedder_name, kind, agent, items)
-        self._store.changed(self.embedder_name, kind)
+        self._store.changed(self.embedder_name, kind, by_agent)
 
     def delete(self, kind: str, ids: Sequence[int]) -> None:
         with self._conn("delete") as conn:
-            pgv.delete(conn, self.embedder_name, kind, [int(i) for i in ids])
-        self._store.changed(self.embedder_name, kind)
+            agents = pgv.delete(conn, self.embedder_name, kind, [int(i) for i in ids])
+        self._store.changed(self.embedder_name, kind, dict.fromkeys(agents))
 
     def query(
         self,
@@ -161,22 +167,17 @@ class DatabaseIndex:
         agent = int(agent_id)
         values = query.tolist()
         with self._conn("query") as conn:
-            ef = self._graph_ef(conn, kind, agent, k)
-            if ef is not None:
-                found = pgv.nearest(conn, self.embedder_name, kind, agent, values, k, ef)
-            else:
-                found = pgv.nearest_exact(conn, self.embedder_name, kind, agent, values, k)
+            found = self._nearest(conn, kind, agent, values, k)
         # pgvector's cosine distance is 1 - cosine similarity.
         return [(i, 1.0 - d) for i, d in found]
 
-    def _graph_ef(self, conn: Connection, kind: str, agent: int, k: int) -> int | None:
-        """The graph search's width for the agent's `k` nearest, or None when its rows
-        are searched exactly (see the module)."""
-        mine, every = self._store.share(conn, self.embedder_name, kind, agent)
-        if every is None or not (mine > EXACT_UP_TO and mine >= HNSW_SHARE * every):
-            return None
-        # Enough candidates that the agent's share of them fills k.
-        return max(pgv.EF_SEARCH, int(k * every / max(mine, 1) * 2))
+    def _nearest(
+        self, conn: Connection, kind: str, agent: int, values: list[float], k: int
+    ) -> list[tuple[int, float]]:
+        """The agent's `k` nearest: through its own graph, or exactly."""
+        if self._store.has_graph(conn, self.embedder_name, kind, agent):
+            return pgv.nearest_in_graph(conn, self.embedder_name, kind, agent, values, k)
+        return pgv.nearest_exact(conn, self.embedder_name, kind, agent, values, k)
 
     def warm(self, kind: str, budget_s: float) -> int:
         """Nothing to load ahead of a first query: PostgreSQL's own cache serves it."""
@@ -193,28 +194,27 @@ class DatabaseIndex:
 
     def self_check(self, kind: str, rows: Sequence[tuple[str, int]]) -> dict[str, Any]:
         """As `VectorIndex.self_check`: rows of agents searched exactly always find
-        themselves; those searched through the graph are asked for by their own vector."""
+        themselves; those of agents with a graph are asked for by their own vector."""
         wanted = [int(i) for _, i in rows]
         with self._conn("self_check") as conn:
             held = pgv.stored(conn, self.embedder_name, kind, wanted)
             absent = [(str(a), int(i)) for a, i in rows if int(i) not in held]
             unfindable: list[tuple[str, int]] = []
             for agent in sorted({a for a, _ in held.values()}):
-                ef = self._graph_ef(conn, kind, agent, SELF_K)
-                if ef is None:
-                    continue
+                if not self._store.has_graph(conn, self.embedder_name, kind, agent):
+                    continue  # searched exactly: every row finds itself
                 for item, (owner, vector) in held.items():
                     if owner != agent:
                         continue
-                    found = pgv.nearest(conn, self.embedder_name, kind, agent, vector, SELF_K, ef)
+                    found = self._nearest(conn, kind, agent, vector, SELF_K)
                     if item not in [i for i, _ in found]:
                         unfindable.append((str(agent), item))
         return {
             "checked": len(held),
             "absent": absent,
             "unfindable": unfindable,
-            # No exact cover to hand them to: the graph is PostgreSQL's, and an agent's
-            # small share is searched exactly anyway.
+            # No exact cover to hand them to: the graph is PostgreSQL's (an agent with
+            # fewer rows than `GRAPH_FROM` is searched exactly).
             "uncovered": unfindable,
         }
 
@@ -226,6 +226,65 @@ class DatabaseIndex:
     def cover(self, kind: str, rows: Sequence[tuple[str, int]]) -> int:
         """Nothing to cover: see `self_check`."""
         return 0
+
+    def grow(self, budget_s: float) -> int:
+        """Build the own graphs of agents that passed `GRAPH_FROM` rows of a kind, the
+        largest first, and drop those of agents that fell below half of that; no
+        new build starts after `budget_s` seconds. The agents checked are those this
+        process wrote or deleted vectors of since its last call, and every agent on its first
+        call. Returns the graphs built. Another host building graphs: nothing, now."""
+        due = self._store.grow_due(self.embedder_name)
+        if due is not None and not due:
+            return 0
+        started = time.monotonic()
+        built = 0
+        with _faults("grow"):
+            lock = postgres.hold_job(self._store.engine, GRAPHS_JOB, wait=False)
+            if lock is None:
+                return 0  # due again next time
+            try:
+                lock.execute(text(f"SET lock_timeout = '{int(GRAPH_WAIT_S * 1000)}ms'"))
+                have = pgv.graphs(lock, self.embedder_name)
+                held = self._held(lock, due)
+                for kind, agent in list(have):
+                    # An agent counted with too few rows, or (every agent counted) none;
+                    # half of GRAPH_FROM, so a few forgotten rows do not make the next
+                    # write build it again.
+                    n = held.get((kind, agent), None if due is not None else 0)
+                    if n is not None and n < GRAPH_FROM // 2:
+                        pgv.drop_graph(lock, self.embedder_name, kind, agent)
+                        del have[(kind, agent)]
+                todo = sorted(
+                    (
+                        key
+                        for key, n in held.items()
+                        if n > GRAPH_FROM and have.get(key) is not True
+                    ),
+                    key=lambda key: -held[key],
+                )
+                for kind, agent in todo:
+                    if built and time.monotonic() - started > budget_s:
+                        break  # the next call continues with the rest
+                    pgv.build_graph(lock, self.embedder_name, self.dim, kind, agent)
+                    built += 1
+            finally:
+                with contextlib.suppress(DBAPIError):
+                    lock.execute(text("SET lock_timeout = 0"))  # the pool's connection
+                postgres.release_job(lock, GRAPHS_JOB)
+        self._store.grew(self.embedder_name, set(held), set(todo[built:]))
+        return built
+
+    def _held(
+        self, conn: Connection, due: set[tuple[str, int]] | None
+    ) -> dict[tuple[str, int], int]:
+        """{(kind, agent): rows} of the agents in `due` (every agent when None), each
+        counted up to `GRAPH_FROM` + 1 only (every agent's count is one pass over them)."""
+        if due is None:
+            return pgv.counts(conn, self.embedder_name)
+        return {
+            (kind, agent): pgv.agent_held(conn, self.embedder_name, kind, agent, GRAPH_FROM)
+            for kind, agent in sorted(due)
+        }
 
     def collections(self) -> list[dict[str, Any]]:
         with self._conn("collections") as conn:
@@ -246,8 +305,11 @@ class DatabaseStore:
         self._indexes: dict[tuple[str, int], DatabaseIndex] = {}
         self.used = False  # a vector was read or written by this process
         self._lock = threading.Lock()
-        # (model, kind, agent) -> (checked at, the agent's rows, every agent's rows)
-        self._shares: dict[tuple[str, str, int], tuple[float, int, int | None]] = {}
+        # model -> (checked at, {(kind, agent)}) of the agents' own graphs that are ready
+        self._graphs: dict[str, tuple[float, set[tuple[str, int]]]] = {}
+        # model -> (kind, agent) this process wrote vectors for since `grow` last looked;
+        # a model missing: `grow` has not looked yet (it then counts every agent)
+        self._written: dict[str, set[tuple[str, int]]] = {}
 
     # -- what a directory would show -------------------------------------------------
 
@@ -277,8 +339,6 @@ class DatabaseStore:
         """Delete every vector: the indexer embeds every row again from the database."""
         with _faults("reset"), self.engine.begin() as conn:
             pgv.forget_all(conn)
-        with self._lock:
-            self._shares.clear()
 
     @contextmanager
     def within(self, conn: Connection) -> Iterator[None]:
@@ -299,26 +359,42 @@ class DatabaseStore:
                 self._indexes[key] = DatabaseIndex(self, name, int(dim))
             return self._indexes[key]
 
-    def share(self, conn: Connection, model: str, kind: str, agent: int) -> tuple[int, int | None]:
-        """(the agent's rows, every agent's rows) of `model`'s `kind`, read at most every
-        `SHARE_TTL_S` seconds; everyone's only when the agent holds more than
-        `EXACT_UP_TO` (`postgres.vectors.agent_share`)."""
-        key = (model, kind, agent)
+    def has_graph(self, conn: Connection, model: str, kind: str, agent: int) -> bool:
+        """Whether the agent has its own graph of `model`'s `kind`, ready to search (the
+        list is read at most every `GRAPHS_TTL_S` seconds: a graph another host built
+        is used from then on; one dropped meanwhile is searched through the model's
+        index, or exactly, by PostgreSQL's planner, so a stale list costs speed only)."""
         now = time.monotonic()
         with self._lock:
-            seen = self._shares.get(key)
-        if seen is not None and now - seen[0] < SHARE_TTL_S:
-            return seen[1], seen[2]
-        mine, every = pgv.agent_share(conn, model, kind, agent, EXACT_UP_TO)
-        with self._lock:
-            self._shares[key] = (now, mine, every)
-        return mine, every
+            seen = self._graphs.get(model)
+        if seen is None or now - seen[0] >= GRAPHS_TTL_S:
+            ready = {key for key, ok in pgv.graphs(conn, model).items() if ok}
+            seen = (now, ready)
+            with self._lock:
+                self._graphs[model] = seen
+        return (kind, int(agent)) in seen[1]
 
-    def changed(self, model: str, kind: str) -> None:
-        """Writes of this process: the next query reads the counts again."""
+    def grow_due(self, model: str) -> set[tuple[str, int]] | None:
+        """The (kind, agent) whose graphs `grow` should look at: those written since it
+        last looked, or None (every agent) the first time."""
         with self._lock:
-            for key in [k for k in self._shares if k[0] == model and k[1] == kind]:
-                del self._shares[key]
+            written = self._written.get(model)
+            return None if written is None else set(written)
+
+    def grew(self, model: str, looked: set[tuple[str, int]], left: set[tuple[str, int]]) -> None:
+        """`grow` looked at `looked`: they are not due until written again, except those
+        `left` for its next call (its time was up)."""
+        with self._lock:
+            written = self._written.setdefault(model, set())
+            written.difference_update(looked)
+            written.update(left)
+            self._graphs.pop(model, None)  # read again: built or dropped ones
+
+    def changed(self, model: str, kind: str, agents: Mapping[int, Any]) -> None:
+        """Writes and deletes of this process: `grow` looks at those agents."""
+        with self._lock:
+            if agents and model in self._written:
+                self._written[model].update((kind, int(a)) for a in agents)
 
     def models(self) -> dict[str, int]:
         with _faults("models"), self.engine.connect() as conn:
@@ -328,8 +404,8 @@ class DatabaseStore:
         with self._lock:
             for key in [k for k in self._indexes if k[0] == name]:
                 del self._indexes[key]
-            for share in [k for k in self._shares if k[0] == name]:
-                del self._shares[share]
+            self._graphs.pop(name, None)
+            self._written.pop(name, None)
         with _faults("forget_model"), self.engine.begin() as conn:
             return pgv.forget_model(conn, name)
 

@@ -68,6 +68,7 @@ class IndexerStats:
     stalled: str | None = None  # why nothing could be written (a `stall.REASONS` code)
     verified: int = 0  # indexed rows searched for by their own vector (background runs)
     elsewhere: bool = False  # another host of the database was indexing: nothing done here
+    graphs: int = 0  # agents' own graphs built (a home on PostgreSQL: `DatabaseIndex.grow`)
 
 
 def runtime_of_engine(engine_or_rt: Any) -> Runtime:
@@ -291,6 +292,21 @@ class IndexerRun:
         self.active, self.target, self.target_spec = new, None, None
 
 
+# How long one run may keep starting agents' graph builds (one build always runs; on
+# PostgreSQL 10,000 rows of 512 dimensions take a few seconds).
+GROW_BUDGET_S = 5.0
+
+
+def _grow(svc: RetrievalService, model: Embedder) -> int:
+    """Agents' own graphs built for `model` (`DatabaseIndex.grow`); a failure is logged
+    by its class name and tried again by the next run: searches meanwhile stay exact."""
+    try:
+        return int(svc.index(model).grow(GROW_BUDGET_S))
+    except StoreFault as fault:
+        log.warning("building agents' graphs failed (%s); the next run tries again", fault.fault)
+        return 0
+
+
 def run_indexer_once(
     engine_or_rt: Any,
     max_rows: int | None = None,
@@ -430,6 +446,10 @@ def _run_once(
     verified = 0
     if background and not remaining and run.target is None and run.embedded == before:
         verified, _ = recovery.verify(rt, svc, run.active, recovery.VERIFY_BATCH)
+    # A host's runs and a whole `index run` build agents' graphs; a command's own small
+    # drain of what it just wrote does not (the first look counts every agent's rows).
+    grows = (background or max_rows is None) and not remaining and run.target is None
+    graphs = _grow(svc, run.active) if grows else 0
     seconds = time.perf_counter() - started
     done = run.embedded + run.rebuilt
     stats = IndexerStats(
@@ -444,6 +464,7 @@ def _run_once(
         reconciled=mode,
         switched_to=switched,
         verified=verified,
+        graphs=graphs,
     )
     if done or run.deleted or run.requeued or mode:
         with rt.write() as s:

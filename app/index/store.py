@@ -100,6 +100,10 @@ class RemoteIndex:
     def collections(self) -> list[dict[str, Any]]:
         return list(self._call("collections"))
 
+    def grow(self, budget_s: float) -> int:
+        """Nothing to build: chromadb keeps a graph in every agent's collection."""
+        return 0
+
 
 class VectorStore:
     """The index directory of one home and the process that serves it."""

@@ -55,7 +55,7 @@ def fulltext_ids(
     f: Filters,
     n: int,
     *,
-    counts: dict[Any, tuple[int, float]] | None = None,
+    counts: dict[Any, tuple[Any, float]] | None = None,
     documents: Documents | None = None,
 ) -> list[tuple[int, float]]:
     """(id, bm25 score, higher is better) of the best `n` full-text matches.
@@ -86,7 +86,16 @@ def fulltext_ids(
     if isinstance(db, Qmark):
         alias = "m" if kind == "memory" else "e"
         return rare_terms.best_rows(
-            db, table, groups, conditions, n, total, alias=alias, cache=counts, documents=documents
+            db,
+            table,
+            groups,
+            conditions,
+            n,
+            total,
+            alias=alias,
+            cache=counts,
+            documents=documents,
+            agent_id=arow.id,
         )
     restrict = None if not total or mine >= DOMINANT_SHARE * total else arow.id
     terms = [t for g in groups for t in g]

@@ -37,16 +37,16 @@ VOCAB_CHUNK = 400  # terms per vocabulary lookup (SQLite's bound parameters are 
 Group = okapi.Group
 
 
-DOCUMENT_COUNTS: Slot[dict[Any, tuple[int, float]]] = Slot("fts_document_counts")
+DOCUMENT_COUNTS: Slot[dict[Any, tuple[Any, float]]] = Slot("fts_document_counts")
 
 
-def count_cache(rt: Runtime) -> dict[Any, tuple[int, float]]:
+def count_cache(rt: Runtime) -> dict[Any, tuple[Any, float]]:
     """The home's cache of large document counts (kept with the open runtime)."""
     return rt.services.setdefault(DOCUMENT_COUNTS, dict)
 
 
 def document_counts(
-    db: Any, table: str, terms: Sequence[str], cache: dict[Any, tuple[int, float]] | None
+    db: Any, table: str, terms: Sequence[str], cache: dict[Any, tuple[Any, float]] | None
 ) -> dict[str, int]:
     """How many rows of the full-text `table` hold each term (0 when none).
 
@@ -69,17 +69,19 @@ def document_counts(
     # value of the IN list as a term lookup): a statement per term was ~70 % more.
     for start in range(0, len(missing), VOCAB_CHUNK):
         chunk = missing[start : start + VOCAB_CHUNK]
-        for term, doc in _vocabulary(db, table, chunk):
+        for term, doc in _vocabulary(db, table, chunk, cache):
             out[term] = n = int(doc or 0)
             if cache is not None and n >= COUNT_CACHE_MIN:
                 cache[(table, term)] = (n, now)
     return out
 
 
-def _vocabulary(db: Any, table: str, terms: list[str]) -> Any:
+def _vocabulary(
+    db: Any, table: str, terms: list[str], cache: dict[Any, tuple[Any, float]] | None
+) -> Any:
     """(term, rows holding it) for `terms` that some row holds."""
     if isinstance(db, Qmark):
-        return terms_column.document_counts(db, table, terms).items()
+        return terms_column.document_counts(db, table, terms, cache).items()
     sql = f"SELECT term, doc FROM {VOCAB[table]} WHERE term IN ({', '.join('?' * len(terms))})"
     return db.execute(sql, terms)
 
@@ -140,18 +142,24 @@ def best_rows(
     rows: int,
     *,
     alias: str = "t",
-    cache: dict[Any, tuple[int, float]] | None = None,
+    cache: dict[Any, tuple[Any, float]] | None = None,
     documents: Documents | None = None,
+    agent_id: int | None = None,
 ) -> list[tuple[int, float]]:
     """(id, BM25, higher is better) of the best `n` rows of `table` that hold a query
     term and pass `where` (SQL over the table as `alias`, and its parameters), on a
     PostgreSQL home (`terms_column`). As on SQLite, the rarest terms within the budget
     pick the candidates when the query is common; every term ranks them, with FTS5's
-    formula over the stored tokens, in a table of `rows` rows."""
+    formula over the stored tokens, in a table of `rows` rows.
+
+    `agent_id`: the rows are that agent's (`where` says so too). Its token is ANDed into
+    the query, so GIN intersects the terms' rows with the agent's before any row is
+    read: at 1,000,000 memories over 100 agents the match took 20-55 ms instead of
+    115-165 ms, where checking `agent_id` row by row read every agent's matches."""
     terms = [t for g in groups for t in g]
     df = group_counts(groups, document_counts(db, table, terms, cache))
     picked = pick(groups, df, POSTINGS_BUDGET) if sum(df.values()) > POSTINGS_BUDGET else groups
-    literal = tsquery([g for g in picked if df[g]], None)
+    literal = tsquery([g for g in picked if df[g]], agent_id)
     if literal is None:
         return []
     condition, params = where

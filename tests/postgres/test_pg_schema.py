@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, inspect, text
 
 from app.db import Store, postgres
+from app.db.postgres.schema import vector_index_name
 from app.errors import InvalidInput
 from tests.postgres.helpers import add_agent
 
@@ -123,15 +124,30 @@ def test_ids_are_64_bit_and_the_tape_is_unique_per_agent_and_seq(pg: Engine) -> 
 
 
 def test_creating_twice_changes_nothing(pg: Engine, tmp_path: Path) -> None:
+    with pg.connect() as conn:
+        before = set(conn.execute(text("SELECT indexname FROM pg_indexes")).scalars())
     with pg.begin() as conn:
         postgres.create(conn)
-        postgres.ensure_vector_index(conn, "usem3", 512)
-        postgres.ensure_vector_index(conn, "usem3", 512)
     with pg.connect() as conn:
-        n = conn.execute(
-            text("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'vectors_hnsw_%'")
-        ).scalar_one()
-    assert n == 1
+        assert set(conn.execute(text("SELECT indexname FROM pg_indexes")).scalars()) == before
+
+
+def test_the_graph_over_every_agents_vectors_is_dropped(pg: Engine) -> None:
+    """Earlier versions kept one graph per model over every agent's vectors; agents'
+    own graphs replace it, and every vector written paid for keeping it."""
+    old = vector_index_name("usem3")
+    with pg.begin() as conn:
+        conn.execute(
+            text(
+                f"CREATE INDEX {old} ON vectors USING hnsw "
+                "((embedding::vector(512)) vector_cosine_ops) WHERE model = 'usem3'"
+            )
+        )
+    with pg.begin() as conn:
+        postgres.create(conn)
+    with pg.connect() as conn:
+        names = set(conn.execute(text("SELECT indexname FROM pg_indexes")).scalars())
+    assert old not in names and "vectors_by_agent" in names
 
 
 def test_a_url_that_is_not_postgresql_is_refused() -> None:

@@ -6,6 +6,7 @@ import numpy as np
 from sqlalchemy import Engine, text
 
 from app.db import postgres
+from app.db.postgres.schema import agent_graph_name
 from app.text import index_tokens
 from tests.postgres.helpers import NOW, add_agent, prepared
 
@@ -72,31 +73,35 @@ def _unit(seed: int, dim: int = 32) -> list[float]:
     return [float(x) for x in v / np.linalg.norm(v)]
 
 
-def test_the_nearest_vector_comes_from_the_hnsw_index(pg: Engine) -> None:
+def test_the_nearest_vector_comes_from_the_agents_own_graph(pg: Engine) -> None:
     with pg.begin() as conn:
         ada, bob = add_agent(conn, "ada"), add_agent(conn, "bob")
         postgres.put(conn, "m", "memory", ada, [(i, f"h{i}", _unit(i)) for i in range(1, 200)])
         postgres.put(conn, "m", "memory", bob, [(1000, "h", _unit(7))])  # B's copy of row 7
+    with pg.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        postgres.build_graph(conn, "m", 32, "memory", ada)
     near_seven = [x + 0.05 * y for x, y in zip(_unit(7), _unit(9999), strict=True)]
     with pg.begin() as conn:
-        # A table this small is cheaper to sort whole: make the planner take the HNSW index,
+        # A table this small is cheaper to sort whole: make the planner take the graph,
         # which is what answers on a real one.
         for path in ("seqscan", "bitmapscan", "sort"):
             conn.execute(text(f"SET LOCAL enable_{path} = off"))
-        found = postgres.nearest(conn, "m", "memory", ada, near_seven, limit=3)
+        found = postgres.nearest_in_graph(conn, "m", "memory", ada, near_seven, limit=3)
         plan = conn.execute(
             text(
                 "EXPLAIN SELECT item_id FROM vectors WHERE model = 'm' AND kind = 'memory' "
-                "AND agent_id = :a "
+                f"AND agent_id = {ada} "
                 "ORDER BY (embedding::vector(32)) <=> CAST(:v AS vector(32)) LIMIT 3"
             ),
-            {"v": postgres.vector_text(near_seven), "a": ada},
+            {"v": postgres.vector_text(near_seven)},
         ).scalars()
-        assert any("vectors_hnsw_" in line for line in plan)
+        assert any(agent_graph_name("m", "memory", ada) in line for line in plan)
     assert found[0][0] == 7 and found[0][1] < 0.01
     assert 1000 not in [i for i, _ in found]
-    with pg.begin() as conn:
-        assert [i for i, _ in postgres.nearest(conn, "m", "memory", bob, near_seven)] == [1000]
+    with pg.begin() as conn:  # Bob has no graph: his one row is read through the b-tree
+        assert [
+            i for i, _ in postgres.vectors.nearest_exact(conn, "m", "memory", bob, near_seven)
+        ] == [1000]
 
 
 def test_a_new_vector_replaces_the_old_one(pg: Engine) -> None:

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from sqlalchemy import Engine, text
 
 from app.cli.main import cli as tapemind
+from app.db.postgres import vectors as pgv
+from app.db.postgres.schema import agent_graph_name
 from app.index import database
 from app.index.database import DatabaseStore
 from app.index.vector_process import StoreFault
@@ -84,6 +86,35 @@ def test_a_memory_is_found_across_languages_from_the_database_alone(
     assert _semantic(desktop, "cc", QUESTION_ZH)[0] == TEA
 
 
+def test_the_indexer_gives_an_agent_with_many_memories_its_own_graph(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database, "GRAPH_FROM", 4)
+    home = tmp_path / "home"
+    _run(home, "init", "--database", pg_url)
+    _run(home, "agent", "add", "cc")
+    _run(home, "agent", "add", "bob")
+    facts = [
+        TEA,
+        "用户住在上海",
+        "The user's laptop runs Arch Linux.",
+        "用户每天早上六点跑步",
+        "The user is allergic to peanuts.",
+        "项目用 Terraform 部署",
+    ]
+    for fact in facts:
+        _run(home, "remember", "--agent", "cc", "--category", "preference", fact)
+    _run(home, "remember", "--agent", "bob", "--category", "preference", "Bob likes jazz.")
+    built = [_json(home, "index", "run")["graphs"]]
+    while built[-1]:  # a run starts no new build after a few seconds
+        built.append(_json(home, "index", "run")["graphs"])
+    # cc's six memories; bob's one is searched exactly.
+    assert sum(built) == 1 and _graph_owners(pg_url) == [("memory", "cc")]
+    assert _semantic(home, "cc", QUESTION_ZH)[0] == TEA  # through cc's graph
+    assert _semantic(home, "bob", QUESTION_ZH) == ["Bob likes jazz."]
+    assert _json(home, "index", "check")["problem"] is None
+
+
 def test_the_index_is_checked_and_rebuilt_in_the_database(pg_url: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
     _run(home, "init", "--database", pg_url)
@@ -124,6 +155,19 @@ def _stray_vector(url: str, item: int) -> None:
         engine.dispose()
 
 
+def _graph_owners(url: str) -> list[tuple[str, str]]:
+    from app.db import postgres
+
+    engine = postgres.engine_for(url)
+    try:
+        with engine.connect() as conn:
+            names = dict(conn.execute(text("SELECT id, name FROM agents")).all())
+            found = pgv.graphs(conn, "usem3")
+        return sorted((kind, str(names[agent])) for (kind, agent), ready in found.items() if ready)
+    finally:
+        engine.dispose()
+
+
 def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
     m = rng.normal(size=(n, dim)).astype(np.float32)
     return m / np.linalg.norm(m, axis=1, keepdims=True)
@@ -145,9 +189,10 @@ def _agents(pg: Engine, *names: str) -> list[int]:
         ]
 
 
-def test_an_agent_holding_most_rows_is_searched_through_the_graph_with_the_same_answers(
+def test_an_agent_with_many_rows_gets_its_own_graph_with_the_same_answers(
     pg: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(database, "GRAPH_FROM", 100)
     ada, bob = _agents(pg, "ada", "bob")
     rng = np.random.default_rng(7)
     vectors = _unit(rng, 400, 32)
@@ -155,15 +200,59 @@ def test_an_agent_holding_most_rows_is_searched_through_the_graph_with_the_same_
     index.upsert("memory", list(range(1, 381)), vectors[:380], [ada] * 380)
     index.upsert("memory", list(range(381, 401)), vectors[380:], [bob] * 20)
     queries = [v + 0.1 * w for v, w in zip(vectors[:20], _unit(rng, 20, 32), strict=True)]
-
     exact = [index.query("memory", ada, q, 5) for q in queries]
-    monkeypatch.setattr(database, "EXACT_UP_TO", 100)  # ada: 380 rows, 95 % of them
-    graph = [DatabaseStore(pg).index("m", 32).query("memory", ada, q, 5) for q in queries]
-    assert [[i for i, _ in g] for g in graph] == [[i for i, _ in e] for e in exact]
     assert all(q[0][0] == n + 1 and q[0][1] > 0.9 for n, q in enumerate(exact))
-    # Bob's few rows are still searched exactly, and never among Ada's.
-    mine = DatabaseStore(pg).index("m", 32).query("memory", bob, vectors[385], 30)
+
+    assert index.grow(5.0) == 1  # Ada's; Bob's 20 rows stay searched exactly
+    assert index.grow(5.0) == 0  # nothing written since
+    assert _graphs(pg) == {("memory", ada): True}
+    # Another host sees the graph and answers through it as the exact search did.
+    other = DatabaseStore(pg).index("m", 32)
+    graph = [other.query("memory", ada, q, 5) for q in queries]
+    assert [[i for i, _ in g] for g in graph] == [[i for i, _ in e] for e in exact]
+    mine = other.query("memory", bob, vectors[385], 30)
     assert mine[0][0] == 386 and {i for i, _ in mine} == set(range(381, 401))
+    # The check asks for each of Ada's rows through her graph.
+    report = other.self_check("memory", [(str(ada), i) for i in range(1, 381)])
+    assert report["checked"] == 380 and report["unfindable"] == []
+
+    # Most of her rows forgotten: the graph goes, and she is searched exactly again.
+    index.delete("memory", list(range(1, 341)))
+    assert index.grow(5.0) == 0 and _graphs(pg) == {}
+    assert index.query("memory", ada, vectors[350], 3)[0][0] == 351
+
+
+def test_a_graph_a_dead_host_left_half_built_is_built_again(
+    pg: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database, "GRAPH_FROM", 100)
+    (ada,) = _agents(pg, "ada")
+    vectors = _unit(np.random.default_rng(3), 150, 32)
+    index = DatabaseStore(pg).index("m", 32)
+    index.upsert("memory", list(range(1, 151)), vectors, [ada] * 150)
+    with pg.connect() as conn:
+        conn.execute(
+            text(f"CREATE INDEX {agent_graph_name('m', 'memory', ada)} ON vectors (item_id)")
+        )
+        conn.execute(
+            text("UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass(:n)"),
+            {"n": agent_graph_name("m", "memory", ada)},
+        )
+        conn.commit()
+    assert _graphs(pg) == {("memory", ada): False}  # what a build killed half-way leaves
+    assert DatabaseStore(pg).index("m", 32).grow(5.0) == 1
+    assert _graphs(pg) == {("memory", ada): True}
+    with pg.connect() as conn:
+        definition = conn.execute(
+            text("SELECT indexdef FROM pg_indexes WHERE indexname = :n"),
+            {"n": agent_graph_name("m", "memory", ada)},
+        ).scalar_one()
+    assert "hnsw" in definition and f"agent_id = {ada}" in definition
+
+
+def _graphs(pg: Engine) -> dict[tuple[str, int], bool]:
+    with pg.connect() as conn:
+        return pgv.graphs(conn, "m")
 
 
 def test_vectors_of_another_dimension_are_refused_and_nothing_is_written(pg: Engine) -> None:

@@ -13,8 +13,9 @@ result with a migrated SQLite database:
   classes do not declare (`_MISSING_REFERENCES`);
 - the secondary indexes of the migrations, by the same names (`_INDEXES`);
 - full-text `terms` (a `tsvector`, see `tokens`) on memories and tape entries, GIN-indexed;
-- `vectors`: embeddings in the same database as their rows (pgvector), with one HNSW
-  index (cosine) per model (`ensure_vector_index`);
+- `vectors`: embeddings in the same database as their rows (pgvector), with an HNSW
+  index (cosine) for each agent that holds many rows of a kind (`agent_graph_name`,
+  built by `app.db.postgres.vectors.build_graph`);
 - the migrations' triggers, in PL/pgSQL (`triggers`).
 """
 
@@ -123,15 +124,16 @@ CREATE TABLE IF NOT EXISTS vectors (
     PRIMARY KEY (model, kind, item_id)
 )
 """
-# An HNSW index needs a fixed dimension and `vectors` holds every model's: one partial
-# index per model over the column cast to its dimension (a new model is built beside the
-# old one, as in the embedded index).
+# An HNSW index needs a fixed dimension and `vectors` holds every model's: an agent's
+# graph is a partial index over the column cast to its model's dimension (a new model's
+# are built beside the old one's, as in the embedded index).
 _BY_AGENT = "CREATE INDEX IF NOT EXISTS vectors_by_agent ON vectors (model, kind, agent_id)"
 # A 512-dimension vector is 2,056 bytes, just past the size at which PostgreSQL moves a
 # value out of the row (TOAST): an agent's exact search then fetched every vector from
 # the TOAST table, 16 ms for 2,000 rows. MAIN keeps it in the row (a vector too big for a
 # page still goes out of line). It applies to rows written from then on.
 _IN_THE_ROW = "ALTER TABLE vectors ALTER COLUMN embedding SET STORAGE MAIN"
+_STATISTICS = 1000  # `app.recall.terms_column.STATISTICS` (this package does not import it)
 
 
 @cache
@@ -189,6 +191,13 @@ def create(conn: Connection) -> None:
     conn.execute(text(_VECTORS))
     conn.execute(text(_BY_AGENT))
     conn.execute(text(_IN_THE_ROW))
+    for table_name in FULLTEXT_TABLES:
+        # How many of the column's most common lexemes ANALYZE lists (10 x this): the
+        # full-text ranking takes their counts from there (`app.recall.terms_column`).
+        conn.execute(
+            text(f"ALTER TABLE {table_name} ALTER COLUMN terms SET STATISTICS {_STATISTICS}")
+        )
+    _drop_model_graphs(conn)
     triggers.create(conn)
 
 
@@ -203,19 +212,25 @@ def vector_index_name(model: str) -> str:
     return "vectors_hnsw_" + hashlib.sha256(model.encode()).hexdigest()[:16]
 
 
-def ensure_vector_index(conn: Connection, model: str, dim: int) -> None:
-    """The HNSW index (cosine distance) over `model`'s vectors of dimension `dim`."""
-    if not 0 < dim <= 2000:  # pgvector's HNSW limit for `vector`
-        raise ValueError(f"an HNSW index takes 1 to 2000 dimensions, not {dim}")
-    name = vector_index_name(model)
-    # Looked up first: CREATE INDEX locks the table against writes (until the transaction
-    # ends) before it finds that the index exists, and every host's vector writes call this.
-    if conn.execute(text("SELECT to_regclass(:n)"), {"n": name}).scalar() is not None:
-        return
-    conn.execute(
+# The kind's letter in an agent's graph name (names stop at 63 bytes).
+KIND_LETTER = {"memory": "m", "tape": "t"}
+
+
+def agent_graph_name(model: str, kind: str, agent_id: int) -> str:
+    """The name of the HNSW index over agent `agent_id`'s `kind` vectors of `model`:
+    the model's index name, the kind's letter and the agent's id."""
+    return f"{vector_index_name(model)}_{KIND_LETTER[kind]}{int(agent_id)}"
+
+
+def _drop_model_graphs(conn: Connection) -> None:
+    """Drop the graph over every agent's vectors of a model that earlier versions built
+    (`vectors_hnsw_` and the model's hash): agents' own graphs replace it, and each
+    vector written paid for keeping it."""
+    names = conn.execute(
         text(
-            f"CREATE INDEX IF NOT EXISTS {name} ON vectors "
-            f"USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) "
-            f"WHERE model = {model_literal(model)}"
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+            "AND tablename = 'vectors' AND indexname ~ '^vectors_hnsw_[0-9a-f]{16}$'"
         )
-    )
+    ).scalars()
+    for name in list(names):
+        conn.execute(text(f"DROP INDEX IF EXISTS {name}"))

@@ -9,9 +9,13 @@ Two ways to find an agent's nearest rows:
 
 - `nearest_exact`: the agent's rows through the `(model, kind, agent_id)` b-tree,
   compared one by one. Exact, and it costs what the agent holds, not what the home holds.
-- `nearest`: the model's HNSW graph (cosine). pgvector 0.6 applies the agent condition
-  to the graph's candidates afterwards (`EF_SEARCH` of them), so it only fills `limit`
-  for an agent that holds most of the model's rows.
+- `nearest_in_graph`: the agent's own HNSW graph (cosine), a partial index over its rows
+  of one kind (`build_graph`), for an agent that holds many. There is no graph over
+  every agent's rows: pgvector 0.6 applies a condition to a graph's candidates after
+  gathering them, so a graph over the whole table only served an agent that held most
+  of it, and its first build locked the table against writes for as long as it took
+  (an hour at 1,000,000 vectors). pgvector's own advice for a filter on a few values is
+  a partial index per value.
 
 `app.index.database` chooses between them by the agent's share of the rows.
 """
@@ -23,13 +27,12 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
-from app.db.postgres.schema import ensure_vector_index, model_literal, vector_index_name
+from app.db.postgres.schema import KIND_LETTER, agent_graph_name, model_literal, vector_index_name
 
-# How many graph candidates HNSW gathers per query (pgvector's default is 40). The agent
-# condition is applied to those candidates, so a small agent among many needs a wider
-# search to fill its `limit`; pgvector 0.8's iterative scans lift this limit. pgvector
-# takes at most 1000.
-EF_SEARCH = 200
+# Candidates an agent's graph gathers per query: every one is the agent's, so pgvector's
+# default (40) would do for a top 10; wider, so rows the graph links poorly are still
+# found. pgvector takes at most 1000.
+EF_OWN_GRAPH = 100
 MAX_EF_SEARCH = 1000
 
 
@@ -57,7 +60,8 @@ def put(
         return
     if len(dims) != 1:
         raise ValueError(f"vectors of one model have one dimension, not {sorted(dims)}")
-    ensure_vector_index(conn, model, dims.pop())
+    if not 0 < dims.pop() <= 2000:  # pgvector's HNSW limit for `vector`
+        raise ValueError("an agent's graph takes vectors of 1 to 2000 dimensions")
     conn.execute(
         text(
             "INSERT INTO vectors (model, kind, item_id, agent_id, content_hash, embedding) "
@@ -74,31 +78,80 @@ def put(
     )  # fmt: skip
 
 
-def nearest(
+def nearest_in_graph(
     conn: Connection,
     model: str,
     kind: str,
     agent_id: int,
     vector: Sequence[float],
     limit: int = 10,
-    ef_search: int = EF_SEARCH,
 ) -> list[tuple[int, float]]:
     """Agent `agent_id`'s `limit` items of `kind` nearest to `vector` (cosine distance,
-    smallest first), through `model`'s HNSW index, gathering `ef_search` candidates."""
+    smallest first), through its own graph (`build_graph`). The query names the model,
+    the kind and the agent as literals, the partial index's own condition: that is what
+    lets the planner take it."""
     dim = len(vector)
-    ef = min(max(ef_search, limit), MAX_EF_SEARCH)
-    # The query names the model and the dimension as literals: that is what lets the
-    # planner match the model's partial HNSW index.
+    ef = min(max(EF_OWN_GRAPH, limit), MAX_EF_SEARCH)
     conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(ef)}"))
     rows = conn.execute(
         text(
             f"SELECT item_id, (embedding::vector({dim})) <=> CAST(:v AS vector({dim})) AS d "
-            f"FROM vectors WHERE model = {model_literal(model)} AND kind = :kind "
-            "AND agent_id = :agent ORDER BY d LIMIT :n"
+            f"FROM vectors WHERE {_agent_condition(model, kind, agent_id)} ORDER BY d LIMIT :n"
         ),
-        {"v": vector_text(vector), "kind": kind, "agent": agent_id, "n": limit},
+        {"v": vector_text(vector), "n": limit},
     ).all()
     return [(int(i), float(d)) for i, d in rows]
+
+
+def _agent_condition(model: str, kind: str, agent_id: int) -> str:
+    """The rows of an agent's graph, in literals (the kind is checked, the id an int)."""
+    if kind not in KIND_LETTER:
+        raise ValueError(f"no vectors of kind {kind!r}")
+    return f"model = {model_literal(model)} AND kind = '{kind}' AND agent_id = {int(agent_id)}"
+
+
+def graphs(conn: Connection, model: str) -> dict[tuple[str, int], bool]:
+    """{(kind, agent id): whether it is ready} of the agents' own graphs of `model`. One
+    that is not ready is being built, or its build stopped half-way (a host died)."""
+    prefix = vector_index_name(model) + "_"
+    rows = conn.execute(
+        text(
+            "SELECT c.relname, i.indisvalid AND i.indisready FROM pg_index i "
+            "JOIN pg_class c ON c.oid = i.indexrelid "
+            "WHERE i.indrelid = to_regclass('vectors') AND starts_with(c.relname, :p)"
+        ),
+        {"p": prefix},
+    ).all()
+    kinds = {letter: kind for kind, letter in KIND_LETTER.items()}
+    out: dict[tuple[str, int], bool] = {}
+    for name, ready in rows:
+        rest = str(name)[len(prefix) :]
+        if rest[:1] in kinds and rest[1:].isdigit():
+            out[(kinds[rest[:1]], int(rest[1:]))] = bool(ready)
+    return out
+
+
+def build_graph(conn: Connection, model: str, dim: int, kind: str, agent_id: int) -> None:
+    """Build agent `agent_id`'s own graph over its `kind` vectors of `model`, without
+    locking the table against other hosts' writes (`CONCURRENTLY`). `conn` is in
+    autocommit mode. A build a dead host left half-done is dropped first."""
+    name = agent_graph_name(model, kind, agent_id)
+    if graphs(conn, model).get((kind, int(agent_id))) is False:
+        conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
+    conn.execute(
+        text(
+            f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON vectors "
+            f"USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) "
+            f"WHERE {_agent_condition(model, kind, agent_id)}"
+        )
+    )
+
+
+def drop_graph(conn: Connection, model: str, kind: str, agent_id: int) -> None:
+    """Drop an agent's own graph (its rows are searched exactly again); `conn` is in
+    autocommit mode."""
+    name = agent_graph_name(model, kind, agent_id)
+    conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
 
 
 def nearest_exact(
@@ -109,8 +162,8 @@ def nearest_exact(
     vector: Sequence[float],
     limit: int = 10,
 ) -> list[tuple[int, float]]:
-    """Like `nearest`, comparing every one of the agent's rows: the model is a bound
-    parameter, so the planner cannot take the HNSW index and reads the agent's rows
+    """Like `nearest_in_graph`, comparing every one of the agent's rows: the model is a
+    bound parameter, so the planner cannot take a graph and reads the agent's rows
     through the b-tree instead."""
     rows = conn.execute(
         text(
@@ -122,13 +175,19 @@ def nearest_exact(
     return [(int(i), float(d)) for i, d in rows]
 
 
-def delete(conn: Connection, model: str, kind: str, ids: Sequence[int]) -> None:
-    """Remove the vectors of `ids` (any agent); ids that are not there are ignored."""
-    if ids:
-        conn.execute(
-            text("DELETE FROM vectors WHERE model = :m AND kind = :k AND item_id = ANY(:ids)"),
-            {"m": model, "k": kind, "ids": [int(i) for i in ids]},
-        )
+def delete(conn: Connection, model: str, kind: str, ids: Sequence[int]) -> set[int]:
+    """Remove the vectors of `ids` (any agent); ids that are not there are ignored.
+    Returns the agents whose vectors went."""
+    if not ids:
+        return set()
+    gone = conn.execute(
+        text(
+            "DELETE FROM vectors WHERE model = :m AND kind = :k AND item_id = ANY(:ids) "
+            "RETURNING agent_id"
+        ),
+        {"m": model, "k": kind, "ids": [int(i) for i in ids]},
+    ).scalars()
+    return {int(a) for a in gone}
 
 
 def stored(
@@ -167,14 +226,9 @@ def counts(conn: Connection, model: str) -> dict[tuple[str, int], int]:
     return {(str(k), int(a)): int(n) for k, a, n in rows}
 
 
-def agent_share(
-    conn: Connection, model: str, kind: str, agent_id: int, past: int
-) -> tuple[int, int | None]:
-    """(the agent's rows, every agent's rows) of `kind` with a vector of `model`; the
-    agent's are counted only up to `past` + 1, and everyone's only when the agent holds
-    more than `past` (else None). Counting everyone's walks the model's whole range of
-    the index: 33 ms at 300,000 vectors, in every agent's first search."""
-    mine = int(
+def agent_held(conn: Connection, model: str, kind: str, agent_id: int, past: int) -> int:
+    """The agent's rows of `kind` with a vector of `model`, counted up to `past` + 1."""
+    return int(
         conn.execute(
             text(
                 "SELECT count(*) FROM (SELECT 1 FROM vectors WHERE model = :m AND kind = :k "
@@ -183,16 +237,6 @@ def agent_share(
             {"m": model, "k": kind, "a": agent_id, "n": past + 1},
         ).scalar_one()
     )
-    if mine <= past:
-        return mine, None
-    row = conn.execute(
-        text(
-            "SELECT count(*) FILTER (WHERE agent_id = :a), count(*) FROM vectors "
-            "WHERE model = :m AND kind = :k"
-        ),
-        {"m": model, "k": kind, "a": agent_id},
-    ).one()
-    return int(row[0]), int(row[1])
 
 
 def models(conn: Connection) -> dict[str, int]:
@@ -213,11 +257,12 @@ def models(conn: Connection) -> dict[str, int]:
 
 
 def forget_model(conn: Connection, model: str) -> int:
-    """Delete `model`'s vectors and its HNSW index; returns how many (kind, agent)
+    """Delete `model`'s vectors and its agents' graphs; returns how many (kind, agent)
     groups it held."""
     groups = len(counts(conn, model))
     conn.execute(text("DELETE FROM vectors WHERE model = :m"), {"m": model})
-    conn.execute(text(f"DROP INDEX IF EXISTS {vector_index_name(model)}"))
+    for kind, agent in graphs(conn, model):
+        conn.execute(text(f"DROP INDEX IF EXISTS {agent_graph_name(model, kind, agent)}"))
     return groups
 
 
