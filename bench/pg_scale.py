@@ -1,7 +1,7 @@
 """A home on PostgreSQL at scale: search, context and remember with N memories over A agents.
 
     python bench/pg_scale.py [--memories 1000000] [--agents 100] [--queries 200]
-                             [--keep-home DIR] [--shared-buffers 4GB]
+                             [--keep-home DIR] [--shared-buffers SIZE]
 
 Starts a PostgreSQL 16 with pgvector from the `pgserver` package in a scratch directory
 (a real postmaster, fsync on) and fills a home there directly, batch by batch: N bilingual
@@ -121,7 +121,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--keep-home", type=Path, default=None, metavar="DIR")
     parser.add_argument(
-        "--shared-buffers", default="4GB", help="PostgreSQL's shared_buffers ('' keeps pgserver's)"
+        "--shared-buffers", default="", help="PostgreSQL's shared_buffers (default: pgserver's)"
     )
     args = parser.parse_args()
     if args.keep_home is not None:
@@ -142,9 +142,11 @@ def _run(args: argparse.Namespace, base: Path) -> None:
     kept = base / "sample.json"
     server = pgserver.get_server(base / "pg", cleanup_mode="stop")
     if args.shared_buffers and server.psql("SHOW shared_buffers").split()[2] != args.shared_buffers:
-        # pgserver starts PostgreSQL with its default 128 MB of shared buffers; at this
-        # size the agents' graphs alone are ~2 GB, and a server for them is given more
-        # (PostgreSQL's guide: a quarter of the machine's memory). A restart applies it.
+        # pgserver starts PostgreSQL with its default 128 MB of shared buffers, and the
+        # agents' graphs alone are ~2 GB here. More is what a server for them would get
+        # (PostgreSQL's guide: a quarter of the machine's memory), but in a run this short
+        # after a start it made every call slower (4 GB: search p50 103 ms against 78):
+        # each buffer's first use faults its memory in. A restart applies it.
         server.psql(f"ALTER SYSTEM SET shared_buffers = '{args.shared_buffers}'")
         server.cleanup()
         server = pgserver.get_server(base / "pg", cleanup_mode="stop")
