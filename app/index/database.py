@@ -231,8 +231,8 @@ class DatabaseIndex:
         """Build the own graphs of agents that passed `GRAPH_FROM` rows of a kind, the
         largest first, and drop those of agents that fell below half of that; no
         new build starts after `budget_s` seconds. The agents checked are those this
-        process wrote or deleted vectors of since its last call, and every agent on its first
-        call. Returns the graphs built. Another host building graphs: nothing, now."""
+        process wrote or deleted vectors of since its last call, and every agent on its
+        first call. Returns the graphs built. Another host building graphs: nothing, now."""
         due = self._store.grow_due(self.embedder_name)
         if due is not None and not due:
             return 0
@@ -307,8 +307,8 @@ class DatabaseStore:
         self._lock = threading.Lock()
         # model -> (checked at, {(kind, agent)}) of the agents' own graphs that are ready
         self._graphs: dict[str, tuple[float, set[tuple[str, int]]]] = {}
-        # model -> (kind, agent) this process wrote vectors for since `grow` last looked;
-        # a model missing: `grow` has not looked yet (it then counts every agent)
+        # model -> (kind, agent) this process wrote or deleted vectors of since `grow`
+        # last looked; a model missing: `grow` has not looked yet (it counts every agent)
         self._written: dict[str, set[tuple[str, int]]] = {}
 
     # -- what a directory would show -------------------------------------------------
@@ -362,8 +362,8 @@ class DatabaseStore:
     def has_graph(self, conn: Connection, model: str, kind: str, agent: int) -> bool:
         """Whether the agent has its own graph of `model`'s `kind`, ready to search (the
         list is read at most every `GRAPHS_TTL_S` seconds: a graph another host built
-        is used from then on; one dropped meanwhile is searched through the model's
-        index, or exactly, by PostgreSQL's planner, so a stale list costs speed only)."""
+        is used from then on; the query for one dropped meanwhile is answered exactly
+        by PostgreSQL's planner, so a stale list costs speed only)."""
         now = time.monotonic()
         with self._lock:
             seen = self._graphs.get(model)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import Engine, text
 
-from app.db import postgres
+from app.db import Qmark, postgres
 from app.db.postgres.schema import agent_graph_name
+from app.recall import terms_column
 from app.text import index_tokens
 from tests.postgres.helpers import NOW, add_agent, prepared
 
@@ -129,3 +130,22 @@ def test_lexemes_are_stored_as_written_whatever_their_characters(pg: Engine) -> 
         ).scalar_one()
     assert set(stored) == {*terms, "tmagent1x"}
     assert matched is True
+
+
+def test_a_common_words_count_comes_from_postgresqls_statistics(pg: Engine) -> None:
+    with pg.begin() as conn:
+        ada = add_agent(conn, "ada")
+        texts = [f"green tea note {i}" for i in range(300)] + ["我们周日听爵士乐"] * 3
+        postgres.insert_entries(conn, ada, prepared(texts), NOW)
+    with pg.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("ANALYZE tape_entries"))
+    with pg.begin() as conn:  # written after ANALYZE
+        postgres.insert_entries(conn, ada, prepared(["more tea"] * 20 + ["saxophone"] * 2), NOW)
+    with pg.connect() as conn:
+        db = Qmark(conn.connection.driver_connection)
+        counts = terms_column.document_counts(db, "tape_fts", ["tea", "爵士", "saxophon", "无"], {})
+    # A word ANALYZE listed: its share of the rows it read (all of them, at this size),
+    # not a count through GIN, so the 20 rows since are not in it until the next ANALYZE.
+    assert counts["tea"] == 300 and counts["爵士"] == 3
+    # A word it did not see is counted: exactly, under the statistics' floor.
+    assert counts["saxophon"] == 2 and counts["无"] == 0
