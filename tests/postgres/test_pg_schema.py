@@ -191,3 +191,20 @@ def test_a_512_dimension_vector_is_kept_in_its_row(pg: Engine) -> None:
         assert toast in (None, 0)
         stored = conn.execute(text("SELECT vector_dims(embedding) FROM vectors"))
         assert stored.scalar_one() == 512
+
+
+def test_opening_an_up_to_date_home_takes_no_lock_other_hosts_hold(pg: Engine) -> None:
+    """Every open runs the upgrade. On a database already up to date it must neither wait
+    for an agent's graph being built, a VACUUM or an ANALYZE (they hold SHARE UPDATE
+    EXCLUSIVE on their table for as long as they run) nor hold off another host's
+    transaction mid-write."""
+    with pg.connect() as builder, pg.connect() as writer:
+        builder.execute(
+            text("LOCK TABLE vectors, memories, tape_entries IN SHARE UPDATE EXCLUSIVE MODE")
+        )
+        writer.execute(text("LOCK TABLE memories, agents, tape_entries IN ROW EXCLUSIVE MODE"))
+        with pg.begin() as conn:
+            conn.execute(text("SET LOCAL lock_timeout = '2s'"))
+            postgres.create(conn)  # raised LockNotAvailable when each step ran again
+        builder.rollback()
+        writer.rollback()

@@ -189,16 +189,33 @@ def create(conn: Connection) -> None:
     conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
     metadata().create_all(conn)
     conn.execute(text(_VECTORS))
-    conn.execute(text(_BY_AGENT))
-    conn.execute(text(_IN_THE_ROW))
+    # Each step below is looked up first and taken only when not yet in effect: every
+    # open of a home runs this, and each takes a lock on its table that waits for (and
+    # then holds off) other hosts, an agent's graph being built among them.
+    if conn.execute(text("SELECT to_regclass('vectors_by_agent')")).scalar() is None:
+        conn.execute(text(_BY_AGENT))
+    if _column(conn, "vectors", "embedding", "attstorage") != "m":
+        conn.execute(text(_IN_THE_ROW))
     for table_name in FULLTEXT_TABLES:
         # How many of the column's most common lexemes ANALYZE lists (10 x this): the
         # full-text ranking takes their counts from there (`app.recall.terms_column`).
-        conn.execute(
-            text(f"ALTER TABLE {table_name} ALTER COLUMN terms SET STATISTICS {_STATISTICS}")
-        )
+        if _column(conn, table_name, "terms", "attstattarget") != _STATISTICS:
+            conn.execute(
+                text(f"ALTER TABLE {table_name} ALTER COLUMN terms SET STATISTICS {_STATISTICS}")
+            )
     _drop_model_graphs(conn)
     triggers.create(conn)
+
+
+def _column(conn: Connection, table: str, column: str, attribute: str) -> object:
+    """One `pg_attribute` field of a column (read without locking the table)."""
+    return conn.execute(
+        text(
+            f"SELECT {attribute} FROM pg_attribute "
+            "WHERE attrelid = to_regclass(:t) AND attname = :c AND NOT attisdropped"
+        ),
+        {"t": table, "c": column},
+    ).scalar()
 
 
 def model_literal(model: str) -> str:

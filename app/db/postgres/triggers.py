@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from sqlalchemy import Connection, text
 
 _CLASS_COUNTS = """
@@ -79,15 +81,29 @@ TRIGGER_NAMES = tuple(name for name, *_ in _TRIGGERS)
 
 
 def create(conn: Connection) -> None:
-    """Create (or replace) the triggers, inside the caller's transaction."""
+    """Create (or replace) the triggers, inside the caller's transaction. A trigger
+    already there as written here is left alone: replacing one locks its table against
+    every other host's reads and writes until the transaction ends, and every open of a
+    home runs this (each trigger's comment holds a digest of its definition)."""
     for body in (_CLASS_COUNTS, _MEMORY_FADE, _AGENT_FADE):
         conn.execute(text(body))
+    rows = conn.execute(
+        text(
+            "SELECT t.tgname, obj_description(t.oid, 'pg_trigger') FROM pg_trigger t "
+            "WHERE t.tgrelid = ANY(CAST(:tables AS regclass[])) AND NOT t.tgisinternal"
+        ),
+        {"tables": sorted({table for _, table, *_ in _TRIGGERS})},
+    ).all()
+    held: dict[str, str | None] = {str(name): digest for name, digest in rows}
     for name, table, when, function in _TRIGGERS:
         condition = f" WHEN ({_CONDITIONS[name]})" if name in _CONDITIONS else ""
-        conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
-        conn.execute(
-            text(
-                f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW{condition} "
-                f"EXECUTE FUNCTION {function}()"
-            )
+        ddl = (
+            f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW{condition} "
+            f"EXECUTE FUNCTION {function}()"
         )
+        digest = hashlib.sha256(ddl.encode()).hexdigest()[:16]
+        if held.get(name) == digest:
+            continue
+        conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
+        conn.execute(text(ddl))
+        conn.execute(text(f"COMMENT ON TRIGGER {name} ON {table} IS '{digest}'"))
