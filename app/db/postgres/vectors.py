@@ -14,10 +14,11 @@ Two ways to find an agent's nearest rows:
   every agent's rows: pgvector 0.6 applies a condition to a graph's candidates after
   gathering them, so a graph over the whole table only served an agent that held most
   of it, and its first build locked the table against writes for as long as it took
-  (an hour at 1,000,000 vectors). pgvector's own advice for a filter on a few values is
-  a partial index per value.
+  (more than 10 minutes at 1,000,000 vectors). pgvector's own advice for a filter on a
+  few values is a partial index per value.
 
-`app.index.database` chooses between them by the agent's share of the rows.
+`app.index.database` takes the agent's graph when it has one (`graphs`), else the exact
+search.
 """
 
 from __future__ import annotations
