@@ -145,7 +145,7 @@ def _run(args: argparse.Namespace, base: Path) -> None:
         # pgserver starts PostgreSQL with its default 128 MB of shared buffers, and the
         # agents' graphs alone are ~2 GB here. More is what a server for them would get
         # (PostgreSQL's guide: a quarter of the machine's memory), but in a run this short
-        # after a start it made every call slower (4 GB: search p50 103 ms against 78):
+        # after a start it made every call slower (4 GB: search p50 103 ms against 94):
         # each buffer's first use faults its memory in. A restart applies it.
         server.psql(f"ALTER SYSTEM SET shared_buffers = '{args.shared_buffers}'")
         server.cleanup()
@@ -169,9 +169,9 @@ def _run(args: argparse.Namespace, base: Path) -> None:
 
         with psycopg.connect(server.get_uri("scale")) as conn:
             memories = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        graphs = _grow(base / "home", say)
         # Seeded by the home's size: a kept home's next run remembers new candidates,
         # not the last run's again (those would all be duplicates, decided early).
-        graphs = _grow(base / "home", say)
         results = _measure(base / "home", names, sample, args.queries, memories, say)
     finally:
         server.cleanup()
