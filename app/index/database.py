@@ -20,7 +20,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -145,7 +145,7 @@ class DatabaseIndex:
     def delete(self, kind: str, ids: Sequence[int]) -> None:
         with self._conn("delete") as conn:
             agents = pgv.delete(conn, self.embedder_name, kind, [int(i) for i in ids])
-        self._store.changed(self.embedder_name, kind, dict.fromkeys(agents))
+        self._store.changed(self.embedder_name, kind, agents)
 
     def query(
         self,
@@ -390,7 +390,7 @@ class DatabaseStore:
             written.update(left)
             self._graphs.pop(model, None)  # read again: built or dropped ones
 
-    def changed(self, model: str, kind: str, agents: Mapping[int, Any]) -> None:
+    def changed(self, model: str, kind: str, agents: Iterable[int]) -> None:
         """Writes and deletes of this process: `grow` looks at those agents."""
         with self._lock:
             if agents and model in self._written:
